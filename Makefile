@@ -1,0 +1,22 @@
+# The command contract (see README.md). Targets whose feature is not built yet say so and fail.
+SHELL := /bin/bash
+export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: serve test script dist bench test-engine
+
+test: test-engine
+
+test-engine:
+	cargo test --release --all-targets
+
+serve:
+	@echo "make serve: the site build is not wired yet" >&2; exit 1
+
+script:
+	@echo "make script: the Node runner is not built yet" >&2; exit 1
+
+dist:
+	@echo "make dist: the site build is not wired yet" >&2; exit 1
+
+bench:
+	@echo "make bench: benchmarks are not built yet" >&2; exit 1
