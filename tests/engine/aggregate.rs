@@ -1,0 +1,1 @@
+//! Cases for aggregate (to be written).

@@ -1,0 +1,1 @@
+//! Cases for bson_corpus (to be written).

@@ -1,0 +1,1 @@
+//! Cases for conformance (to be written).

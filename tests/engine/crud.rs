@@ -1,0 +1,1 @@
+//! Cases for crud (to be written).

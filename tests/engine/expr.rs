@@ -1,0 +1,1 @@
+//! Cases for expr (to be written).

@@ -1,0 +1,11 @@
+//! The one integration-test binary: data-driven `check(input, expected)` cases per area,
+//! the conformance runner over `../shared/conformance`, and property tests.
+
+mod aggregate;
+mod bson_corpus;
+mod conformance;
+mod crud;
+mod expr;
+mod props;
+mod query;
+mod update;

@@ -1,0 +1,1 @@
+//! Cases for props (to be written).

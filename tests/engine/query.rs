@@ -1,0 +1,1 @@
+//! Cases for query (to be written).

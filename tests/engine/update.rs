@@ -1,0 +1,1 @@
+//! Cases for update (to be written).
