@@ -1,6 +1,8 @@
 //! Query filters (`{ qty: { $gt: 5 } }`). STUB: the engine-core issue replaces this body; keep the
 //! signatures.
 
+pub mod sort;
+
 use bson::Document;
 
 use crate::env::Env;
