@@ -22,6 +22,7 @@ pub mod db;
 pub mod env;
 pub mod error;
 pub mod expr;
+pub mod lesson;
 pub mod query;
 pub mod update;
 pub mod value;
