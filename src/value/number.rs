@@ -62,7 +62,25 @@ pub fn d128_to_f64(d: d128) -> f64 {
     }
 }
 
+/// The server's `Decimal128(double)` (precision `kRoundTo15Digits`), as arithmetic that mixes
+/// doubles and decimals uses it: exactly 15 significant digits (`0.1` -> `0.100000000000000`).
+pub fn d128_from_f64_15_digits(f: f64) -> d128 {
+    if f == 0.0 || !f.is_finite() {
+        return d128::from(f);
+    }
+    let s = format!("{f:.14e}").replace('e', "E");
+    s.parse::<d128>().unwrap_or_else(|_| d128::from(f))
+}
+
 impl Number {
+    /// The server's `Value::coerceToDecimal`: doubles are rounded to 15 significant digits.
+    pub fn coerce_to_decimal(self) -> d128 {
+        match self {
+            Number::Double(f) => d128_from_f64_15_digits(f),
+            other => other.to_decimal(),
+        }
+    }
+
     /// The number inside a value, if it is one.
     pub fn from_bson(v: &Bson) -> Option<Number> {
         match v {
@@ -223,7 +241,7 @@ pub fn add(a: Number, b: Number) -> Number {
             }
         }
         2 => Number::Double(a.to_f64() + b.to_f64()),
-        _ => Number::Decimal(a.to_decimal() + b.to_decimal()),
+        _ => Number::Decimal(a.coerce_to_decimal() + b.coerce_to_decimal()),
     }
 }
 
@@ -255,7 +273,7 @@ pub fn multiply(a: Number, b: Number) -> Number {
             }
         }
         2 => Number::Double(a.to_f64() * b.to_f64()),
-        _ => Number::Decimal(a.to_decimal() * b.to_decimal()),
+        _ => Number::Decimal(a.coerce_to_decimal() * b.coerce_to_decimal()),
     }
 }
 
@@ -287,7 +305,7 @@ pub fn subtract(a: Number, b: Number) -> Number {
             }
         }
         2 => Number::Double(a.to_f64() - b.to_f64()),
-        _ => Number::Decimal(a.to_decimal() - b.to_decimal()),
+        _ => Number::Decimal(a.coerce_to_decimal() - b.coerce_to_decimal()),
     }
 }
 

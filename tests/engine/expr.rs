@@ -1,1 +1,423 @@
-//! Cases for expr (to be written).
+//! Aggregation expressions: data-driven `(expression, document, expected)` tables per family,
+//! errors included (code and message).
+
+use std::collections::HashMap;
+
+use bson::{bson, doc, Bson, DateTime, Document};
+use pattern_playground::env::Env;
+use pattern_playground::expr::{truthy, Expr, VarScope};
+
+/// `$$NOW` of every case: 2024-02-29T12:34:56.789Z.
+const NOW_MS: i64 = 1_709_210_096_789;
+
+fn env() -> Env {
+    let mut vars = HashMap::new();
+    vars.insert("limit".to_string(), bson!(10));
+    vars.insert("obj".to_string(), bson!({"x": {"y": 5}}));
+    Env::new(DateTime::from_millis(NOW_MS)).with_seed(42).with_vars(vars)
+}
+
+fn scope() -> VarScope {
+    VarScope::with_names(["limit", "obj"])
+}
+
+fn run(spec: &Bson, doc: &Document) -> pattern_playground::Result<Option<Bson>> {
+    let e = Expr::parse(spec, &scope())?;
+    e.evaluate(doc, &env())
+}
+
+/// The expected result: a value, or missing.
+enum Want {
+    V(Bson),
+    Missing,
+}
+
+fn v(b: Bson) -> Want {
+    Want::V(b)
+}
+
+const MISSING: Want = Want::Missing;
+
+fn check(cases: Vec<(Bson, Document, Want)>) {
+    let mut failures = Vec::new();
+    for (i, (spec, doc, want)) in cases.iter().enumerate() {
+        let got = run(spec, doc);
+        let ok = match (&got, want) {
+            (Ok(Some(g)), Want::V(w)) => same(g, w),
+            (Ok(None), Want::Missing) => true,
+            _ => false,
+        };
+        if !ok {
+            let w = match want {
+                Want::V(w) => format!("{w:?}"),
+                Want::Missing => "missing".into(),
+            };
+            failures.push(format!("case {i}: {spec} on {doc}: got {got:?}, want {w}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Exact equality including numeric types; NaN equals NaN.
+fn same(a: &Bson, b: &Bson) -> bool {
+    match (a, b) {
+        (Bson::Double(x), Bson::Double(y)) => (x.is_nan() && y.is_nan()) || x.to_bits() == y.to_bits() || x == y,
+        (Bson::Array(x), Bson::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        (Bson::Document(x), Bson::Document(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|((k1, v1), (k2, v2))| k1 == k2 && same(v1, v2))
+        }
+        _ => a == b,
+    }
+}
+
+fn check_err(cases: Vec<(Bson, Document, i32, &str)>) {
+    let mut failures = Vec::new();
+    for (i, (spec, doc, code, msg)) in cases.iter().enumerate() {
+        match run(spec, doc) {
+            Err(e) if e.code_num() == *code && e.message == *msg => {}
+            other => failures.push(format!("case {i}: {spec}: got {other:?}, want {code} {msg:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+fn dec(s: &str) -> Bson {
+    Bson::Decimal128(s.parse().expect("decimal literal"))
+}
+
+fn date(ms: i64) -> Bson {
+    Bson::DateTime(DateTime::from_millis(ms))
+}
+
+#[test]
+fn field_paths_and_variables() {
+    let d = doc! {"a": 1, "b": {"c": 2, "d": [1, 2]}, "arr": [{"x": 1}, {"y": 2}, {"x": [3]}, 4], "n": null};
+    check(vec![
+        (bson!("$a"), d.clone(), v(bson!(1))),
+        (bson!("$b.c"), d.clone(), v(bson!(2))),
+        (bson!("$b.d"), d.clone(), v(bson!([1, 2]))),
+        (bson!("$zz"), d.clone(), MISSING),
+        (bson!("$a.b"), d.clone(), MISSING),
+        (bson!("$n"), d.clone(), v(Bson::Null)),
+        (bson!("$arr.x"), d.clone(), v(bson!([1, [3]]))),
+        (bson!("$arr.y"), d.clone(), v(bson!([2]))),
+        (bson!("$b.d.0"), d.clone(), v(bson!([]))),
+        (bson!("$$ROOT"), doc! {"a": 1}, v(bson!({"a": 1}))),
+        (bson!("$$CURRENT.a"), d.clone(), v(bson!(1))),
+        (bson!("$$ROOT.b.c"), d.clone(), v(bson!(2))),
+        (bson!("$$REMOVE"), d.clone(), MISSING),
+        (bson!("$$NOW"), d.clone(), v(date(NOW_MS))),
+        (bson!("$$limit"), d.clone(), v(bson!(10))),
+        (bson!("$$obj.x.y"), d.clone(), v(bson!(5))),
+        (bson!("plain"), d.clone(), v(bson!("plain"))),
+        (bson!(5), d.clone(), v(bson!(5))),
+        (bson!({"x": "$a", "y": {"z": "$b.c"}, "gone": "$nope"}), d.clone(), v(bson!({"x": 1, "y": {"z": 2}}))),
+        (bson!(["$a", "$nope", 3]), d.clone(), v(bson!([1, null, 3]))),
+        (bson!({}), d.clone(), v(bson!({}))),
+        (bson!({"$literal": "$a"}), d.clone(), v(bson!("$a"))),
+        (bson!({"$literal": {"$add": [1, 2]}}), d.clone(), v(bson!({"$add": [1, 2]}))),
+    ]);
+    check_err(vec![
+        (bson!({"$foo": 1}), doc! {}, 168, "Unrecognized expression '$foo'"),
+        (bson!("$"), doc! {}, 16872, "'$' by itself is not a valid FieldPath"),
+        (bson!("$$undefinedVar"), doc! {}, 17276, "Use of undefined variable: undefinedVar"),
+        (bson!("$$"), doc! {}, 9, "empty variable names are not allowed"),
+        (bson!("$$1x"), doc! {}, 9, "'1x' starts with an invalid character for a user variable name"),
+        (bson!("$a.$b"), doc! {}, 16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField."),
+        (bson!("$a..b"), doc! {}, 15998, "FieldPath field names may not be empty strings."),
+        (bson!({"a.b": 1}), doc! {}, 16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField."),
+        (bson!({"a": 1, "$add": [1]}), doc! {}, 16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField."),
+        (
+            bson!({"$add": [1], "b": 1}),
+            doc! {},
+            15983,
+            "An object representing an expression must have exactly one field: { $add: [ 1 ], b: 1 }",
+        ),
+    ]);
+}
+
+#[test]
+fn comparison() {
+    let d = doc! {"a": 1, "b": 2.0, "s": "abc", "n": null};
+    check(vec![
+        (bson!({"$eq": ["$a", 1.0]}), d.clone(), v(bson!(true))),
+        (bson!({"$eq": ["$a", Bson::Decimal128("1.00".parse().unwrap())]}), d.clone(), v(bson!(true))),
+        (bson!({"$eq": ["$zz", null]}), d.clone(), v(bson!(false))),
+        (bson!({"$eq": ["$zz", "$yy"]}), d.clone(), v(bson!(true))),
+        (bson!({"$ne": ["$a", "$b"]}), d.clone(), v(bson!(true))),
+        (bson!({"$gt": ["$s", 100]}), d.clone(), v(bson!(true))),
+        (bson!({"$lt": ["$n", 0]}), d.clone(), v(bson!(true))),
+        (bson!({"$gte": [2, "$b"]}), d.clone(), v(bson!(true))),
+        (bson!({"$lte": [[1, 2], [1, 3]]}), d.clone(), v(bson!(true))),
+        (bson!({"$cmp": ["$a", "$b"]}), d.clone(), v(bson!(-1))),
+        (bson!({"$cmp": ["b", "a"]}), d.clone(), v(bson!(1))),
+        (bson!({"$cmp": [{"a": 1}, {"a": 1}]}), d.clone(), v(bson!(0))),
+        (bson!({"$gt": [{"a": 1}, "zzz"]}), d.clone(), v(bson!(true))),
+    ]);
+    check_err(vec![
+        (bson!({"$eq": [1]}), doc! {}, 16020, "Expression $eq takes exactly 2 arguments. 1 were passed in."),
+        (bson!({"$cmp": 1}), doc! {}, 16020, "Expression $cmp takes exactly 2 arguments. 1 were passed in."),
+    ]);
+}
+
+#[test]
+fn boolean() {
+    let d = doc! {"t": true, "z": 0, "s": ""};
+    check(vec![
+        (bson!({"$and": []}), d.clone(), v(bson!(true))),
+        (bson!({"$or": []}), d.clone(), v(bson!(false))),
+        (bson!({"$and": ["$t", 1, "$s"]}), d.clone(), v(bson!(true))),
+        (bson!({"$and": ["$t", "$z"]}), d.clone(), v(bson!(false))),
+        (bson!({"$or": ["$missing", null, "$z", [ ]]}), d.clone(), v(bson!(true))),
+        (bson!({"$or": ["$missing", null, "$z"]}), d.clone(), v(bson!(false))),
+        (bson!({"$not": ["$z"]}), d.clone(), v(bson!(true))),
+        (bson!({"$not": "$t"}), d.clone(), v(bson!(false))),
+        // short-circuit: the division by zero is never evaluated
+        (bson!({"$and": [false, {"$divide": [1, 0]}]}), d.clone(), v(bson!(false))),
+    ]);
+    check_err(vec![(bson!({"$not": [1, 2]}), doc! {}, 16020, "Expression $not takes exactly 1 arguments. 2 were passed in.")]);
+    assert!(!truthy(None));
+    assert!(!truthy(Some(&Bson::Null)));
+    assert!(!truthy(Some(&bson!(0.0))));
+    assert!(!truthy(Some(&dec("0.00"))));
+    assert!(truthy(Some(&bson!(f64::NAN))));
+    assert!(truthy(Some(&bson!(""))));
+    assert!(truthy(Some(&bson!([]))));
+}
+
+#[test]
+fn conditional() {
+    let d = doc! {"qty": 300, "n": null};
+    check(vec![
+        (bson!({"$cond": [{"$gte": ["$qty", 250]}, "big", "small"]}), d.clone(), v(bson!("big"))),
+        (bson!({"$cond": {"if": {"$lt": ["$qty", 250]}, "then": "small", "else": "big"}}), d.clone(), v(bson!("big"))),
+        (bson!({"$cond": {"if": "$missing", "then": 1, "else": "$nope"}}), d.clone(), MISSING),
+        (bson!({"$ifNull": ["$n", "$missing", "dflt"]}), d.clone(), v(bson!("dflt"))),
+        (bson!({"$ifNull": ["$qty", "dflt"]}), d.clone(), v(bson!(300))),
+        (bson!({"$ifNull": ["$n", "$missing"]}), d.clone(), MISSING),
+        (
+            bson!({"$switch": {"branches": [{"case": {"$lt": ["$qty", 100]}, "then": "low"}, {"case": {"$lt": ["$qty", 500]}, "then": "mid"}], "default": "high"}}),
+            d.clone(),
+            v(bson!("mid")),
+        ),
+        (bson!({"$switch": {"branches": [{"case": false, "then": 1}], "default": "dflt"}}), d.clone(), v(bson!("dflt"))),
+    ]);
+    check_err(vec![
+        (bson!({"$cond": [1, 2]}), doc! {}, 16020, "Expression $cond takes exactly 3 arguments. 2 were passed in."),
+        (bson!({"$cond": {"then": 1, "else": 2}}), doc! {}, 17080, "Missing 'if' parameter to $cond"),
+        (bson!({"$cond": {"if": 1, "else": 2}}), doc! {}, 17081, "Missing 'then' parameter to $cond"),
+        (bson!({"$cond": {"if": 1, "then": 2}}), doc! {}, 17082, "Missing 'else' parameter to $cond"),
+        (bson!({"$cond": {"if": 1, "then": 2, "else": 3, "foo": 1}}), doc! {}, 17083, "Unrecognized parameter to $cond: foo"),
+        (bson!({"$ifNull": ["$a"]}), doc! {}, 1257300, "$ifNull needs at least two arguments, had: 1"),
+        (
+            bson!({"$switch": {"branches": [{"case": false, "then": 1}]}}),
+            doc! {},
+            40066,
+            "$switch could not find a matching branch for an input, and no default was specified.",
+        ),
+    ]);
+}
+
+#[test]
+fn arithmetic() {
+    let d = doc! {"i": 5, "l": 7i64, "f": 2.5, "n": null, "s": "x", "dt": date(1000)};
+    check(vec![
+        (bson!({"$add": [1, 2]}), d.clone(), v(bson!(3))),
+        (bson!({"$add": [i32::MAX, 1]}), d.clone(), v(bson!(2_147_483_648i64))),
+        (bson!({"$add": [i64::MAX, 1]}), d.clone(), v(bson!(9.223_372_036_854_775_808e18))),
+        (bson!({"$add": ["$i", "$l"]}), d.clone(), v(bson!(12i64))),
+        (bson!({"$add": ["$i", "$f"]}), d.clone(), v(bson!(7.5))),
+        (bson!({"$add": ["$i", dec("1.5")]}), d.clone(), v(dec("6.5"))),
+        (bson!({"$add": []}), d.clone(), v(bson!(0))),
+        (bson!({"$add": ["$i", "$n"]}), d.clone(), v(Bson::Null)),
+        (bson!({"$add": ["$i", "$missing"]}), d.clone(), v(Bson::Null)),
+        (bson!({"$add": ["$dt", 500]}), d.clone(), v(date(1500))),
+        (bson!({"$add": [1, "$dt", 2.6]}), d.clone(), v(date(1004))),
+        (bson!({"$subtract": [10, 4]}), d.clone(), v(bson!(6))),
+        (bson!({"$subtract": ["$dt", 400]}), d.clone(), v(date(600))),
+        (bson!({"$subtract": ["$dt", {"$add": ["$dt", 250]}]}), d.clone(), v(bson!(-250i64))),
+        (bson!({"$subtract": ["$n", 1]}), d.clone(), v(Bson::Null)),
+        (bson!({"$multiply": [2, 3]}), d.clone(), v(bson!(6))),
+        (bson!({"$multiply": [65536, 65536]}), d.clone(), v(bson!(4_294_967_296i64))),
+        (bson!({"$multiply": ["$i", "$f"]}), d.clone(), v(bson!(12.5))),
+        (bson!({"$multiply": []}), d.clone(), v(bson!(1))),
+        (bson!({"$divide": [6, 3]}), d.clone(), v(bson!(2.0))),
+        (bson!({"$divide": [1, 4]}), d.clone(), v(bson!(0.25))),
+        (bson!({"$divide": [dec("1"), 4]}), d.clone(), v(dec("0.25"))),
+        (bson!({"$divide": [1, null]}), d.clone(), v(Bson::Null)),
+        (bson!({"$mod": [7, 3]}), d.clone(), v(bson!(1))),
+        (bson!({"$mod": [-7, 3]}), d.clone(), v(bson!(-1))),
+        (bson!({"$mod": [7i64, 3]}), d.clone(), v(bson!(1i64))),
+        (bson!({"$mod": [7.5, 2]}), d.clone(), v(bson!(1.5))),
+        (bson!({"$abs": -5}), d.clone(), v(bson!(5))),
+        (bson!({"$abs": i32::MIN}), d.clone(), v(bson!(2_147_483_648i64))),
+        (bson!({"$abs": [-2.5]}), d.clone(), v(bson!(2.5))),
+        (bson!({"$abs": null}), d.clone(), v(Bson::Null)),
+        (bson!({"$ceil": 2.1}), d.clone(), v(bson!(3.0))),
+        (bson!({"$floor": -2.1}), d.clone(), v(bson!(-3.0))),
+        (bson!({"$floor": 7}), d.clone(), v(bson!(7))),
+        (bson!({"$ceil": dec("1.2")}), d.clone(), v(dec("2"))),
+        (bson!({"$sqrt": 25}), d.clone(), v(bson!(5.0))),
+        (bson!({"$pow": [2, 10]}), d.clone(), v(bson!(1024))),
+        (bson!({"$pow": [2, 40]}), d.clone(), v(bson!(1_099_511_627_776i64))),
+        (bson!({"$pow": [2i64, 3]}), d.clone(), v(bson!(8i64))),
+        (bson!({"$pow": [2, -1]}), d.clone(), v(bson!(0.5))),
+        (bson!({"$pow": [2, 0.5]}), d.clone(), v(bson!(2f64.sqrt()))),
+        (bson!({"$pow": [-1, 3]}), d.clone(), v(bson!(-1))),
+        (bson!({"$exp": 0}), d.clone(), v(bson!(1.0))),
+        (bson!({"$ln": 1}), d.clone(), v(bson!(0.0))),
+        (bson!({"$log10": 1000}), d.clone(), v(bson!(3.0))),
+        (bson!({"$log": [8, 2]}), d.clone(), v(bson!(3.0))),
+        (bson!({"$round": [2.5]}), d.clone(), v(bson!(2.0))),
+        (bson!({"$round": [3.5]}), d.clone(), v(bson!(4.0))),
+        (bson!({"$round": [-2.5]}), d.clone(), v(bson!(-2.0))),
+        (bson!({"$round": [1.2345, 2]}), d.clone(), v(bson!(1.23))),
+        (bson!({"$round": [1234, -2]}), d.clone(), v(bson!(1200))),
+        (bson!({"$round": [1250, -2]}), d.clone(), v(bson!(1200))),
+        (bson!({"$round": [1350i64, -2]}), d.clone(), v(bson!(1400i64))),
+        (bson!({"$round": [7, 1]}), d.clone(), v(bson!(7))),
+        (bson!({"$round": [dec("1.25"), 1]}), d.clone(), v(dec("1.2"))),
+        (bson!({"$trunc": [1.99]}), d.clone(), v(bson!(1.0))),
+        (bson!({"$trunc": [-1.99, 1]}), d.clone(), v(bson!(-1.9))),
+        (bson!({"$trunc": [1299, -2]}), d.clone(), v(bson!(1200))),
+        (bson!({"$round": [null, 1]}), d.clone(), v(Bson::Null)),
+    ]);
+    check_err(vec![
+        (bson!({"$add": [1, "$s"]}), d.clone(), 14, "$add only supports numeric or date types, not string"),
+        (bson!({"$add": ["$dt", "$dt"]}), d.clone(), 16612, "only one date allowed in an $add expression"),
+        (bson!({"$multiply": [1, "$s"]}), d.clone(), 14, "$multiply only supports numeric types, not string"),
+        (bson!({"$divide": [1, 0]}), d.clone(), 2, "can't $divide by zero"),
+        (bson!({"$divide": [1]}), d.clone(), 16020, "Expression $divide takes exactly 2 arguments. 1 were passed in."),
+        (bson!({"$divide": ["$s", 1]}), d.clone(), 14, "$divide only supports numeric types, not string and int"),
+        (bson!({"$mod": [1, 0]}), d.clone(), 16610, "can't $mod by zero"),
+        (bson!({"$mod": [1, "$s"]}), d.clone(), 16611, "$mod only supports numeric types, not int and string"),
+        (bson!({"$subtract": ["$s", 1]}), d.clone(), 14, "can't $subtract int from string"),
+        (bson!({"$subtract": ["$dt", "$s"]}), d.clone(), 14, "can't $subtract string from Date"),
+        (bson!({"$abs": "$s"}), d.clone(), 28765, "$abs only supports numeric types, not string"),
+        (bson!({"$abs": i64::MIN}), d.clone(), 28680, "can't take $abs of long long min"),
+        (bson!({"$sqrt": -1}), d.clone(), 28714, "$sqrt's argument must be greater than or equal to 0"),
+        (bson!({"$ln": 0}), d.clone(), 28766, "$ln's argument must be a positive number, but is 0"),
+        (bson!({"$log10": -1.5}), d.clone(), 28761, "$log10's argument must be a positive number, but is -1.5"),
+        (bson!({"$log": [10, 1]}), d.clone(), 28759, "$log's base must be a positive number not equal to 1, but is 1"),
+        (bson!({"$pow": [0, -1]}), d.clone(), 28764, "$pow cannot take a base of 0 and a negative exponent"),
+        (bson!({"$pow": ["$s", 1]}), d.clone(), 28762, "$pow's base must be numeric, not string"),
+        (bson!({"$round": [1, 2, 3]}), d.clone(), 28667, "Expression $round takes at least 1 arguments, and at most 2, but 3 were passed in."),
+        (bson!({"$round": [1, 101]}), d.clone(), 51083, "cannot apply $round with precision value 101 value must be in [-20, 100]"),
+        (bson!({"$round": [1, 1.5]}), d.clone(), 51082, "precision argument to  $round must be a integral value"),
+        (bson!({"$trunc": ["$s"]}), d.clone(), 51081, "$trunc only supports numeric types, not string"),
+    ]);
+}
+
+#[test]
+fn seed_lesson_expressions() {
+    let order = doc! {"_id": 1, "items": [{"sku": "a", "qty": 2, "price": 10}, {"sku": "b", "qty": 1, "price": 5.5}]};
+    check(vec![
+        (
+            bson!({"$sum": {"$map": {"input": "$items", "in": {"$multiply": ["$$this.qty", "$$this.price"]}}}}),
+            order.clone(),
+            v(bson!(25.5)),
+        ),
+        (bson!({"$bsonSize": "$$ROOT"}), order.clone(), v(bson!(order.to_vec().unwrap().len() as i32))),
+        (bson!({"$bsonSize": "$missing"}), order.clone(), v(Bson::Null)),
+        (
+            bson!({"$map": {"input": "$items", "in": {"$mergeObjects": ["$$this", {"price": 20}]}}}),
+            order.clone(),
+            v(bson!([{"sku": "a", "qty": 2, "price": 20}, {"sku": "b", "qty": 1, "price": 20}])),
+        ),
+        (
+            bson!({"$cond": [{"$eq": [{"$size": "$items"}, 2]}, "two", "other"]}),
+            order.clone(),
+            v(bson!("two")),
+        ),
+    ]);
+    check_err(vec![
+        (bson!({"$bsonSize": "$items"}), order.clone(), 31393, "$bsonSize requires a document input, found: array"),
+        // "$items.0" is a path through an array: an (empty) array, not the first element
+        (bson!({"$bsonSize": "$items.0"}), order, 31393, "$bsonSize requires a document input, found: array"),
+    ]);
+}
+
+#[test]
+fn array_higher_order() {
+    let d = doc! {"a": [1, 2, 3, 4], "n": null, "s": "str"};
+    check(vec![
+        (bson!({"$map": {"input": "$a", "as": "x", "in": {"$add": ["$$x", 1]}}}), d.clone(), v(bson!([2, 3, 4, 5]))),
+        (bson!({"$map": {"input": "$n", "in": 1}}), d.clone(), v(Bson::Null)),
+        (bson!({"$map": {"input": "$missing", "in": 1}}), d.clone(), v(Bson::Null)),
+        (bson!({"$map": {"input": [1, 2], "in": "$$REMOVE"}}), d.clone(), v(bson!([null, null]))),
+        (bson!({"$filter": {"input": "$a", "cond": {"$gt": ["$$this", 2]}}}), d.clone(), v(bson!([3, 4]))),
+        (bson!({"$filter": {"input": "$a", "as": "n", "cond": {"$gt": ["$$n", 1]}, "limit": 2}}), d.clone(), v(bson!([2, 3]))),
+        (bson!({"$filter": {"input": "$a", "cond": true, "limit": null}}), d.clone(), v(bson!([1, 2, 3, 4]))),
+        (bson!({"$filter": {"input": null, "cond": true}}), d.clone(), v(Bson::Null)),
+        (bson!({"$reduce": {"input": "$a", "initialValue": 0, "in": {"$add": ["$$value", "$$this"]}}}), d.clone(), v(bson!(10))),
+        (
+            bson!({"$reduce": {"input": [[1], [2, 3]], "initialValue": [], "in": {"$concatArrays": ["$$value", "$$this"]}}}),
+            d.clone(),
+            v(bson!([1, 2, 3])),
+        ),
+        (bson!({"$reduce": {"input": [], "initialValue": "init", "in": 1}}), d.clone(), v(bson!("init"))),
+        (bson!({"$reduce": {"input": "$n", "initialValue": 0, "in": 1}}), d.clone(), v(Bson::Null)),
+        (bson!({"$size": "$a"}), d.clone(), v(bson!(4))),
+        (bson!({"$size": [[]]}), d.clone(), v(bson!(0))),
+        (bson!({"$let": {"vars": {"x": 2, "y": "$a"}, "in": {"$multiply": ["$$x", {"$size": "$$y"}]}}}), d.clone(), v(bson!(8))),
+        (bson!({"$let": {"vars": {"CURRENT": {"a": 7}}, "in": "$a"}}), d.clone(), v(bson!(7))),
+        (bson!({"$let": {"vars": {"x": 1}, "in": {"$let": {"vars": {"x": 2}, "in": "$$x"}}}}), d.clone(), v(bson!(2))),
+    ]);
+    check_err(vec![
+        (bson!({"$map": {"input": "$a", "in": "$$nope"}}), d.clone(), 17276, "Use of undefined variable: nope"),
+        (bson!({"$map": "x"}), d.clone(), 16878, "$map only supports an object as its argument"),
+        (bson!({"$map": {"in": 1}}), d.clone(), 16880, "Missing 'input' parameter to $map"),
+        (bson!({"$map": {"input": 1}}), d.clone(), 16882, "Missing 'in' parameter to $map"),
+        (bson!({"$map": {"input": 1, "in": 1, "foo": 1}}), d.clone(), 16879, "Unrecognized parameter to $map: foo"),
+        (bson!({"$map": {"input": [], "as": "Bad", "in": 1}}), d.clone(), 9, "'Bad' starts with an invalid character for a user variable name"),
+        (bson!({"$map": {"input": "$s", "in": 1}}), d.clone(), 16883, "input to $map must be an array not string"),
+        (bson!({"$filter": {"input": "$s", "cond": true}}), d.clone(), 28651, "input to $filter must be an array not string"),
+        (bson!({"$filter": {"input": "$a", "cond": true, "limit": 0}}), d.clone(), 327392, "$filter: limit must be greater than 0: 0"),
+        (bson!({"$filter": {"input": "$a"}}), d.clone(), 28650, "Missing 'cond' parameter to $filter"),
+        (bson!({"$reduce": {"input": "$s", "initialValue": 0, "in": 1}}), d.clone(), 40080, "$reduce requires an array as 'input', found: string"),
+        (bson!({"$size": "$s"}), d.clone(), 17124, "The argument to $size must be an array. Type of argument is: string"),
+        (bson!({"$size": "$missing"}), d.clone(), 17124, "The argument to $size must be an array. Type of argument is: missing"),
+        (bson!({"$let": {"vars": {"x": 1}}}), d.clone(), 16877, "Missing 'in' parameter to $let"),
+        (bson!({"$let": {"vars": {"x": "$$x"}, "in": 1}}), d.clone(), 17276, "Use of undefined variable: x"),
+    ]);
+}
+
+#[test]
+fn accumulators_as_expressions() {
+    let d = doc! {"a": [1, 2.5, "x", null], "b": [], "i": [i32::MAX, 1]};
+    check(vec![
+        (bson!({"$sum": "$a"}), d.clone(), v(bson!(3.5))),
+        (bson!({"$sum": "$b"}), d.clone(), v(bson!(0))),
+        (bson!({"$sum": "$i"}), d.clone(), v(bson!(2_147_483_648i64))),
+        (bson!({"$sum": [1, 2, "$a"]}), d.clone(), v(bson!(3))),
+        (bson!({"$sum": 5}), d.clone(), v(bson!(5))),
+        (bson!({"$sum": "$missing"}), d.clone(), v(bson!(0))),
+        (bson!({"$avg": "$a"}), d.clone(), v(bson!(1.75))),
+        (bson!({"$avg": "$b"}), d.clone(), v(Bson::Null)),
+        (bson!({"$avg": [1, 2]}), d.clone(), v(bson!(1.5))),
+        (bson!({"$max": "$a"}), d.clone(), v(bson!("x"))),
+        (bson!({"$min": "$a"}), d.clone(), v(bson!(1))),
+        (bson!({"$min": [null, "$missing"]}), d.clone(), v(Bson::Null)),
+        (bson!({"$max": [1, 5, 3]}), d.clone(), v(bson!(5))),
+        (bson!({"$stdDevPop": [[1, 2, 3, 4]]}), d.clone(), v(bson!(1.118_033_988_749_895))),
+        (bson!({"$stdDevSamp": [[1]]}), d.clone(), v(Bson::Null)),
+    ]);
+}
+
+#[test]
+fn misc_operators() {
+    let d = doc! {"s": "héllo", "b": Bson::Binary(bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![1, 2, 3] })};
+    check(vec![
+        (bson!({"$binarySize": "$s"}), d.clone(), v(bson!(6))),
+        (bson!({"$binarySize": "$b"}), d.clone(), v(bson!(3))),
+        (bson!({"$binarySize": null}), d.clone(), v(Bson::Null)),
+        (bson!({"$mergeObjects": [{"a": 1, "b": 1}, null, {"b": 2}, "$missing"]}), d.clone(), v(bson!({"a": 1, "b": 2}))),
+        (bson!({"$mergeObjects": []}), d.clone(), v(bson!({}))),
+    ]);
+    let r = run(&bson!({"$rand": {}}), &d).unwrap();
+    assert!(matches!(r, Some(Bson::Double(x)) if (0.0..1.0).contains(&x)));
+    check_err(vec![
+        (bson!({"$binarySize": 1}), d.clone(), 51276, "$binarySize requires a string or BinData argument, found: int"),
+        (bson!({"$mergeObjects": [1]}), d.clone(), 40400, "$mergeObjects requires object inputs, but input 1 is of type int"),
+    ]);
+}

@@ -1,0 +1,4 @@
+//! Boolean expression operators.
+
+pub mod and_or;
+pub mod not;

@@ -1,0 +1,5 @@
+//! Conditional expression operators.
+
+pub mod cond;
+pub mod if_null;
+pub mod switch;

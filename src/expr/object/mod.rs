@@ -1,0 +1,3 @@
+//! Object expression operators.
+
+pub mod merge_objects;

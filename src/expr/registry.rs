@@ -1,0 +1,89 @@
+//! The one table of expression operators: name -> parser. It drives parsing and the server's
+//! "Unrecognized expression" error (168).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use bson::Bson;
+
+use super::args::ParseFn;
+use super::{accumulator as acc, arithmetic as ar, array, boolean, comparison, conditional as cond, misc, object, variable};
+use super::{Expr, VarScope};
+use crate::error::{Error, ErrorKind, Result};
+
+/// Every operator: its name and parser.
+pub const OPERATORS: &[(&str, ParseFn)] = &[
+    // arithmetic
+    ("$abs", ar::abs::parse),
+    ("$add", ar::add::parse),
+    ("$ceil", ar::ceil_floor::parse),
+    ("$divide", ar::divide::parse),
+    ("$exp", ar::exp_log::parse_exp),
+    ("$floor", ar::ceil_floor::parse),
+    ("$ln", ar::exp_log::parse_ln),
+    ("$log", ar::exp_log::parse_log),
+    ("$log10", ar::exp_log::parse_log10),
+    ("$mod", ar::mod_::parse),
+    ("$multiply", ar::multiply::parse),
+    ("$pow", ar::pow::parse),
+    ("$round", ar::round_trunc::parse),
+    ("$sqrt", ar::sqrt::parse),
+    ("$subtract", ar::subtract::parse),
+    ("$trunc", ar::round_trunc::parse),
+    // accumulators as expressions
+    ("$avg", acc::avg::parse),
+    ("$max", acc::min_max::parse),
+    ("$min", acc::min_max::parse),
+    ("$stdDevPop", acc::std_dev::parse),
+    ("$stdDevSamp", acc::std_dev::parse),
+    ("$sum", acc::sum::parse),
+    // array
+    ("$concatArrays", array::concat_arrays::parse),
+    ("$filter", array::filter::parse),
+    ("$map", array::map::parse),
+    ("$reduce", array::reduce::parse),
+    ("$size", array::size::parse),
+    // boolean
+    ("$and", boolean::and_or::parse),
+    ("$not", boolean::not::parse),
+    ("$or", boolean::and_or::parse),
+    // comparison
+    ("$cmp", comparison::cmp::parse),
+    ("$eq", comparison::cmp::parse),
+    ("$gt", comparison::cmp::parse),
+    ("$gte", comparison::cmp::parse),
+    ("$lt", comparison::cmp::parse),
+    ("$lte", comparison::cmp::parse),
+    ("$ne", comparison::cmp::parse),
+    // conditional
+    ("$cond", cond::cond::parse),
+    ("$ifNull", cond::if_null::parse),
+    ("$switch", cond::switch::parse),
+    // object
+    ("$mergeObjects", object::merge_objects::parse),
+    // variable
+    ("$let", variable::let_::parse),
+    // misc
+    ("$binarySize", misc::binary_size::parse),
+    ("$bsonSize", misc::bson_size::parse),
+    ("$literal", misc::literal::parse),
+    ("$rand", misc::rand::parse),
+];
+
+fn table() -> &'static HashMap<&'static str, (&'static str, ParseFn)> {
+    static TABLE: OnceLock<HashMap<&'static str, (&'static str, ParseFn)>> = OnceLock::new();
+    TABLE.get_or_init(|| OPERATORS.iter().map(|(n, f)| (*n, (*n, *f))).collect())
+}
+
+/// True when `name` (with its `$`) is an expression operator.
+pub fn is_operator(name: &str) -> bool {
+    table().contains_key(name)
+}
+
+/// Parses `{ <name>: <arg> }`.
+pub fn parse_operator(name: &str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
+    match table().get(name) {
+        Some((static_name, parse)) => parse(static_name, arg, scope),
+        None => Err(Error::new(ErrorKind::InvalidPipelineOperator, format!("Unrecognized expression '{name}'"))),
+    }
+}

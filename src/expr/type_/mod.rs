@@ -1,0 +1,1 @@
+//! type_ expression operators.

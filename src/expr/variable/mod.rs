@@ -1,0 +1,3 @@
+//! Variable expression operators: `$let`.
+
+pub mod let_;
