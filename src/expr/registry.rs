@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use bson::Bson;
 
 use super::args::ParseFn;
-use super::{accumulator as acc, arithmetic as ar, array, boolean, comparison, conditional as cond, misc, object, variable};
+use super::{accumulator as acc, arithmetic as ar, array, boolean, comparison, conditional as cond, misc, object, set, variable};
 use super::{Expr, VarScope};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -39,10 +39,27 @@ pub const OPERATORS: &[(&str, ParseFn)] = &[
     ("$sum", acc::sum::parse),
     // array
     ("$concatArrays", array::concat_arrays::parse),
+    ("$arrayElemAt", array::elem_at::parse_elem_at),
+    ("$arrayToObject", array::object_array::parse_array_to_object),
     ("$filter", array::filter::parse),
+    ("$first", array::elem_at::parse_first_last),
+    ("$firstN", array::n_elements::parse),
+    ("$in", array::in_::parse),
+    ("$indexOfArray", array::index_of_array::parse),
+    ("$isArray", array::is_array::parse),
+    ("$last", array::elem_at::parse_first_last),
+    ("$lastN", array::n_elements::parse),
     ("$map", array::map::parse),
+    ("$maxN", array::n_elements::parse),
+    ("$minN", array::n_elements::parse),
+    ("$objectToArray", array::object_array::parse_object_to_array),
+    ("$range", array::range::parse),
     ("$reduce", array::reduce::parse),
+    ("$reverseArray", array::reverse_array::parse),
     ("$size", array::size::parse),
+    ("$slice", array::slice::parse),
+    ("$sortArray", array::sort_array::parse),
+    ("$zip", array::zip::parse),
     // boolean
     ("$and", boolean::and_or::parse),
     ("$not", boolean::not::parse),
@@ -60,7 +77,18 @@ pub const OPERATORS: &[(&str, ParseFn)] = &[
     ("$ifNull", cond::if_null::parse),
     ("$switch", cond::switch::parse),
     // object
+    ("$getField", object::get_field::parse),
     ("$mergeObjects", object::merge_objects::parse),
+    ("$setField", object::set_field::parse_set),
+    ("$unsetField", object::set_field::parse_unset),
+    // set
+    ("$allElementsTrue", set::all_any::parse),
+    ("$anyElementTrue", set::all_any::parse),
+    ("$setDifference", set::set_ops::parse),
+    ("$setEquals", set::set_ops::parse),
+    ("$setIntersection", set::set_ops::parse),
+    ("$setIsSubset", set::set_ops::parse),
+    ("$setUnion", set::set_ops::parse),
     // variable
     ("$let", variable::let_::parse),
     // misc

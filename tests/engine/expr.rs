@@ -224,7 +224,7 @@ fn arithmetic() {
     check(vec![
         (bson!({"$add": [1, 2]}), d.clone(), v(bson!(3))),
         (bson!({"$add": [i32::MAX, 1]}), d.clone(), v(bson!(2_147_483_648i64))),
-        (bson!({"$add": [i64::MAX, 1]}), d.clone(), v(bson!(9.223_372_036_854_775_808e18))),
+        (bson!({"$add": [i64::MAX, 1]}), d.clone(), v(bson!(i64::MAX as f64))),
         (bson!({"$add": ["$i", "$l"]}), d.clone(), v(bson!(12i64))),
         (bson!({"$add": ["$i", "$f"]}), d.clone(), v(bson!(7.5))),
         (bson!({"$add": ["$i", dec("1.5")]}), d.clone(), v(dec("6.5"))),
@@ -419,5 +419,149 @@ fn misc_operators() {
     check_err(vec![
         (bson!({"$binarySize": 1}), d.clone(), 51276, "$binarySize requires a string or BinData argument, found: int"),
         (bson!({"$mergeObjects": [1]}), d.clone(), 40400, "$mergeObjects requires object inputs, but input 1 is of type int"),
+    ]);
+}
+
+#[test]
+fn array_operators() {
+    let d = doc! {"a": [1, 2, 3, 4], "n": null, "s": "str", "docs": [{"k": "x", "v": 1}, {"k": "y", "v": 2}]};
+    check(vec![
+        (bson!({"$arrayElemAt": ["$a", 0]}), d.clone(), v(bson!(1))),
+        (bson!({"$arrayElemAt": ["$a", -1]}), d.clone(), v(bson!(4))),
+        (bson!({"$arrayElemAt": ["$a", 9]}), d.clone(), MISSING),
+        (bson!({"$arrayElemAt": ["$a", -9]}), d.clone(), MISSING),
+        (bson!({"$arrayElemAt": ["$a", 1.0]}), d.clone(), v(bson!(2))),
+        (bson!({"$arrayElemAt": ["$n", 1]}), d.clone(), v(Bson::Null)),
+        (bson!({"$first": "$a"}), d.clone(), v(bson!(1))),
+        (bson!({"$last": "$a"}), d.clone(), v(bson!(4))),
+        (bson!({"$first": [[]]}), d.clone(), MISSING),
+        (bson!({"$first": "$missing"}), d.clone(), v(Bson::Null)),
+        (bson!({"$concatArrays": ["$a", [5], []]}), d.clone(), v(bson!([1, 2, 3, 4, 5]))),
+        (bson!({"$concatArrays": ["$a", "$n"]}), d.clone(), v(Bson::Null)),
+        (bson!({"$in": [2, "$a"]}), d.clone(), v(bson!(true))),
+        (bson!({"$in": [2.0, "$a"]}), d.clone(), v(bson!(true))),
+        (bson!({"$in": ["$missing", [null]]}), d.clone(), v(bson!(false))),
+        (bson!({"$indexOfArray": ["$a", 3]}), d.clone(), v(bson!(2))),
+        (bson!({"$indexOfArray": ["$a", 3, 3]}), d.clone(), v(bson!(-1))),
+        (bson!({"$indexOfArray": [[1, 2, 1], 1, 1, 3]}), d.clone(), v(bson!(2))),
+        (bson!({"$indexOfArray": ["$n", 1]}), d.clone(), v(Bson::Null)),
+        (bson!({"$isArray": ["$a"]}), d.clone(), v(bson!(true))),
+        (bson!({"$isArray": ["$s"]}), d.clone(), v(bson!(false))),
+        (bson!({"$range": [0, 5]}), d.clone(), v(bson!([0, 1, 2, 3, 4]))),
+        (bson!({"$range": [0, 10, 3]}), d.clone(), v(bson!([0, 3, 6, 9]))),
+        (bson!({"$range": [5, 0, -2]}), d.clone(), v(bson!([5, 3, 1]))),
+        (bson!({"$range": [0, -5]}), d.clone(), v(bson!([]))),
+        (bson!({"$reverseArray": "$a"}), d.clone(), v(bson!([4, 3, 2, 1]))),
+        (bson!({"$reverseArray": "$n"}), d.clone(), v(Bson::Null)),
+        (bson!({"$slice": ["$a", 2]}), d.clone(), v(bson!([1, 2]))),
+        (bson!({"$slice": ["$a", -2]}), d.clone(), v(bson!([3, 4]))),
+        (bson!({"$slice": ["$a", 1, 2]}), d.clone(), v(bson!([2, 3]))),
+        (bson!({"$slice": ["$a", -3, 2]}), d.clone(), v(bson!([2, 3]))),
+        (bson!({"$slice": ["$a", 10, 2]}), d.clone(), v(bson!([]))),
+        (bson!({"$slice": ["$n", 1]}), d.clone(), v(Bson::Null)),
+        (bson!({"$firstN": {"n": 2, "input": "$a"}}), d.clone(), v(bson!([1, 2]))),
+        (bson!({"$lastN": {"n": 3, "input": "$a"}}), d.clone(), v(bson!([2, 3, 4]))),
+        (bson!({"$lastN": {"n": 9, "input": "$a"}}), d.clone(), v(bson!([1, 2, 3, 4]))),
+        (bson!({"$maxN": {"n": 2, "input": [3, null, 7, 1]}}), d.clone(), v(bson!([7, 3]))),
+        (bson!({"$minN": {"n": 2, "input": [3, null, 7, 1]}}), d.clone(), v(bson!([1, 3]))),
+        (bson!({"$sortArray": {"input": [3, 1, 2], "sortBy": 1}}), d.clone(), v(bson!([1, 2, 3]))),
+        (bson!({"$sortArray": {"input": [3, "a", 1], "sortBy": -1}}), d.clone(), v(bson!(["a", 3, 1]))),
+        (
+            bson!({"$sortArray": {"input": [{"x": 2, "y": 1}, {"x": 1, "y": 2}, {"x": 2, "y": 0}], "sortBy": {"x": 1, "y": -1}}}),
+            d.clone(),
+            v(bson!([{"x": 1, "y": 2}, {"x": 2, "y": 1}, {"x": 2, "y": 0}])),
+        ),
+        (bson!({"$zip": {"inputs": [[1, 2, 3], ["a", "b"]]}}), d.clone(), v(bson!([[1, "a"], [2, "b"]]))),
+        (
+            bson!({"$zip": {"inputs": [[1, 2, 3], ["a"]], "useLongestLength": true, "defaults": [0, "z"]}}),
+            d.clone(),
+            v(bson!([[1, "a"], [2, "z"], [3, "z"]])),
+        ),
+        (bson!({"$zip": {"inputs": [[1], "$n"]}}), d.clone(), v(Bson::Null)),
+        (bson!({"$objectToArray": {"a": 1, "b": {"c": 2}}}), d.clone(), v(bson!([{"k": "a", "v": 1}, {"k": "b", "v": {"c": 2}}]))),
+        (bson!({"$objectToArray": "$n"}), d.clone(), v(Bson::Null)),
+        (bson!({"$arrayToObject": "$docs"}), d.clone(), v(bson!({"x": 1, "y": 2}))),
+        (bson!({"$arrayToObject": [[["a", 1], ["b", 2], ["a", 3]]]}), d.clone(), v(bson!({"a": 3, "b": 2}))),
+        (bson!({"$arrayToObject": [[]]}), d.clone(), v(bson!({}))),
+    ]);
+    check_err(vec![
+        (bson!({"$arrayElemAt": ["$s", 0]}), d.clone(), 28689, "$arrayElemAt's first argument must be an array, but is string"),
+        (bson!({"$first": "$s"}), d.clone(), 28689, "$first's argument must be an array, but is string"),
+        (bson!({"$arrayElemAt": ["$a", "x"]}), d.clone(), 28690, "$arrayElemAt's second argument must be a numeric value, but is string"),
+        (bson!({"$arrayElemAt": ["$a", 1.5]}), d.clone(), 28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: 1.5"),
+        (bson!({"$concatArrays": ["$a", "$s"]}), d.clone(), 28664, "$concatArrays only supports arrays, not string"),
+        (bson!({"$in": [1, "$s"]}), d.clone(), 40081, "$in requires an array as a second argument, found: string"),
+        (bson!({"$in": [1, "$missing"]}), d.clone(), 40081, "$in requires an array as a second argument, found: missing"),
+        (bson!({"$indexOfArray": ["$s", 1]}), d.clone(), 40090, "$indexOfArray requires an array as a first argument, found: string"),
+        (bson!({"$range": [0, "a"]}), d.clone(), 34445, "$range requires a numeric ending value, found value of type: string"),
+        (bson!({"$range": [0, 5, 0]}), d.clone(), 34449, "$range requires a non-zero step value"),
+        (bson!({"$range": [0.5, 5]}), d.clone(), 34444, "$range requires a starting value that can be represented as a 32-bit integer, found value: 0.5"),
+        (bson!({"$reverseArray": "$s"}), d.clone(), 34435, "The argument to $reverseArray must be an array, but was of type: string"),
+        (bson!({"$slice": ["$s", 1]}), d.clone(), 28724, "First argument to $slice must be an array, but is of type: string"),
+        (bson!({"$slice": ["$a", 1, 0]}), d.clone(), 28729, "Third argument to $slice must be positive: 0"),
+        (bson!({"$slice": ["$a"]}), d.clone(), 28667, "Expression $slice takes at least 2 arguments, and at most 3, but 1 were passed in."),
+        (bson!({"$firstN": {"n": 0, "input": "$a"}}), d.clone(), 5787908, "'n' must be greater than 0, found 0"),
+        (bson!({"$sortArray": {"input": "$s", "sortBy": 1}}), d.clone(), 2942504, "The input argument to $sortArray must be an array, but was of type: string"),
+        (bson!({"$zip": {"inputs": [[1], 2]}}), d.clone(), 34468, "$zip found a non-array expression in input: 2"),
+        (bson!({"$objectToArray": "$a"}), d.clone(), 40390, "$objectToArray requires a document input, found: array"),
+        (bson!({"$arrayToObject": "$s"}), d.clone(), 40386, "$arrayToObject requires an array input, found: string"),
+        (
+            bson!({"$arrayToObject": [[["a", 1, 2]]]}),
+            d.clone(),
+            40397,
+            "$arrayToObject requires an array of size 2 arrays,found array of size: 3",
+        ),
+    ]);
+}
+
+#[test]
+fn object_operators() {
+    let d = doc! {"a.b": 1, "$price": 5, "o": {"x": 1, "y": 2}, "n": null};
+    check(vec![
+        (bson!({"$getField": "a.b"}), d.clone(), v(bson!(1))),
+        (bson!({"$getField": {"field": {"$literal": "$price"}}}), d.clone(), v(bson!(5))),
+        (bson!({"$getField": {"field": "x", "input": "$o"}}), d.clone(), v(bson!(1))),
+        (bson!({"$getField": {"field": "zz", "input": "$o"}}), d.clone(), MISSING),
+        (bson!({"$getField": {"field": "x", "input": "$n"}}), d.clone(), v(Bson::Null)),
+        (bson!({"$getField": {"field": "x", "input": "$missing"}}), d.clone(), MISSING),
+        (bson!({"$setField": {"field": "z", "input": "$o", "value": 3}}), d.clone(), v(bson!({"x": 1, "y": 2, "z": 3}))),
+        (bson!({"$setField": {"field": "x", "input": "$o", "value": 9}}), d.clone(), v(bson!({"x": 9, "y": 2}))),
+        (bson!({"$setField": {"field": "x", "input": "$o", "value": "$$REMOVE"}}), d.clone(), v(bson!({"y": 2}))),
+        (bson!({"$unsetField": {"field": "y", "input": "$o"}}), d.clone(), v(bson!({"x": 1}))),
+        (bson!({"$unsetField": {"field": "a.b", "input": "$$ROOT"}}), doc! {"a.b": 1, "c": 2}, v(bson!({"c": 2}))),
+        (bson!({"$setField": {"field": "x", "input": null, "value": 1}}), d.clone(), v(Bson::Null)),
+    ]);
+    check_err(vec![
+        (bson!({"$getField": {"field": "$x"}}), d.clone(), 3041701, "$getField requires 'field' to evaluate to a constant, but got a non-constant argument"),
+        (bson!({"$getField": {"field": "x", "input": 5}}), d.clone(), 3041705, "$getField requires 'input' to evaluate to type Object, but got int"),
+        (bson!({"$setField": {"field": "x", "input": "$o"}}), d.clone(), 4161104, "$setField requires 'value' to be specified"),
+        (bson!({"$setField": {"field": 1, "input": "$o", "value": 1}}), d.clone(), 5654601, "$setField requires 'field' to evaluate to type String, but got int"),
+    ]);
+}
+
+#[test]
+fn set_operators() {
+    let d = doc! {"a": [1, 2, 2, 3], "b": [3, 4], "n": null, "s": "x"};
+    check(vec![
+        (bson!({"$setUnion": ["$a", "$b"]}), d.clone(), v(bson!([1, 2, 3, 4]))),
+        (bson!({"$setUnion": ["$a", "$n"]}), d.clone(), v(Bson::Null)),
+        (bson!({"$setIntersection": ["$a", "$b"]}), d.clone(), v(bson!([3]))),
+        (bson!({"$setIntersection": [[1, 1.0, 2], [1]]}), d.clone(), v(bson!([1]))),
+        (bson!({"$setDifference": ["$a", "$b"]}), d.clone(), v(bson!([1, 2]))),
+        (bson!({"$setEquals": [[1, 2], [2, 1, 1]]}), d.clone(), v(bson!(true))),
+        (bson!({"$setEquals": [[1, 2], [2, 1], [1]]}), d.clone(), v(bson!(false))),
+        (bson!({"$setIsSubset": [[1, 2], "$a"]}), d.clone(), v(bson!(true))),
+        (bson!({"$setIsSubset": ["$b", "$a"]}), d.clone(), v(bson!(false))),
+        (bson!({"$anyElementTrue": [[0, null, 1]]}), d.clone(), v(bson!(true))),
+        (bson!({"$allElementsTrue": [[1, 0]]}), d.clone(), v(bson!(false))),
+        (bson!({"$allElementsTrue": [[]]}), d.clone(), v(bson!(true))),
+    ]);
+    check_err(vec![
+        (bson!({"$setUnion": ["$a", "$s"]}), d.clone(), 17043, "All operands of $setUnion must be arrays. One argument is of type: string"),
+        (bson!({"$setDifference": ["$s", "$a"]}), d.clone(), 17048, "both operands of $setDifference must be arrays. First argument is of type: string"),
+        (bson!({"$setIsSubset": ["$a", "$n"]}), d.clone(), 17042, "both operands of $setIsSubset must be arrays. Second argument is of type: null"),
+        (bson!({"$setEquals": ["$a", "$s"]}), d.clone(), 17044, "All operands of $setEquals must be arrays. 2-th argument is of type: string"),
+        (bson!({"$anyElementTrue": ["$s"]}), d.clone(), 17041, "$anyElementTrue's argument must be an array, but is string"),
+        (bson!({"$setDifference": ["$a"]}), d.clone(), 16020, "Expression $setDifference takes exactly 2 arguments. 1 were passed in."),
     ]);
 }

@@ -1,10 +1,21 @@
 //! Array expression operators.
 
 pub mod concat_arrays;
+pub mod elem_at;
 pub mod filter;
+pub mod in_;
+pub mod index_of_array;
+pub mod is_array;
 pub mod map;
+pub mod n_elements;
+pub mod object_array;
+pub mod range;
 pub mod reduce;
+pub mod reverse_array;
 pub mod size;
+pub mod slice;
+pub mod sort_array;
+pub mod zip;
 
 use bson::Bson;
 

@@ -1,1 +1,5 @@
-//! set expression operators.
+//! Set expression operators: arrays as sets (duplicates ignored, order unspecified: the engine
+//! returns them in BSON order, as the server's ordered value sets do).
+
+pub mod all_any;
+pub mod set_ops;
