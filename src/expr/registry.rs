@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use bson::Bson;
 
 use super::args::ParseFn;
-use super::{accumulator as acc, arithmetic as ar, array, boolean, comparison, conditional as cond, misc, object, set, variable};
+use super::{accumulator as acc, arithmetic as ar, array, boolean, comparison, conditional as cond, date, misc, object, set, string, type_, variable};
 use super::{Expr, VarScope};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -91,6 +91,61 @@ pub const OPERATORS: &[(&str, ParseFn)] = &[
     ("$setUnion", set::set_ops::parse),
     // variable
     ("$let", variable::let_::parse),
+    // date
+    ("$dateAdd", date::add::parse),
+    ("$dateDiff", date::diff::parse),
+    ("$dateFromParts", date::from_parts::parse),
+    ("$dateFromString", date::from_string::parse_op),
+    ("$dateSubtract", date::add::parse),
+    ("$dateToParts", date::to_parts::parse),
+    ("$dateToString", date::to_string::parse),
+    ("$dateTrunc", date::trunc::parse),
+    ("$dayOfMonth", date::parts::parse),
+    ("$dayOfWeek", date::parts::parse),
+    ("$dayOfYear", date::parts::parse),
+    ("$hour", date::parts::parse),
+    ("$isoDayOfWeek", date::parts::parse),
+    ("$isoWeek", date::parts::parse),
+    ("$isoWeekYear", date::parts::parse),
+    ("$millisecond", date::parts::parse),
+    ("$minute", date::parts::parse),
+    ("$month", date::parts::parse),
+    ("$second", date::parts::parse),
+    ("$week", date::parts::parse),
+    ("$year", date::parts::parse),
+    // string
+    ("$concat", string::concat::parse),
+    ("$indexOfBytes", string::index_of::parse),
+    ("$indexOfCP", string::index_of::parse),
+    ("$ltrim", string::trim::parse),
+    ("$regexFind", string::regex::parse),
+    ("$regexFindAll", string::regex::parse),
+    ("$regexMatch", string::regex::parse),
+    ("$replaceAll", string::replace::parse),
+    ("$replaceOne", string::replace::parse),
+    ("$rtrim", string::trim::parse),
+    ("$split", string::split::parse),
+    ("$strLenBytes", string::strlen::parse),
+    ("$strLenCP", string::strlen::parse),
+    ("$strcasecmp", string::strcasecmp::parse),
+    ("$substr", string::substr::parse_bytes),
+    ("$substrBytes", string::substr::parse_bytes),
+    ("$substrCP", string::substr::parse_cp),
+    ("$toLower", string::case::parse),
+    ("$toUpper", string::case::parse),
+    ("$trim", string::trim::parse),
+    // type
+    ("$convert", type_::convert::parse),
+    ("$isNumber", type_::type_of::parse_is_number),
+    ("$toBool", type_::convert::parse_shorthand),
+    ("$toDate", type_::convert::parse_shorthand),
+    ("$toDecimal", type_::convert::parse_shorthand),
+    ("$toDouble", type_::convert::parse_shorthand),
+    ("$toInt", type_::convert::parse_shorthand),
+    ("$toLong", type_::convert::parse_shorthand),
+    ("$toObjectId", type_::convert::parse_shorthand),
+    ("$toString", type_::convert::parse_shorthand),
+    ("$type", type_::type_of::parse_type),
     // misc
     ("$binarySize", misc::binary_size::parse),
     ("$bsonSize", misc::bson_size::parse),

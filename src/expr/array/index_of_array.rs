@@ -18,7 +18,7 @@ pub(crate) fn index_arg(name: &str, what: &str, v: &Val) -> Result<usize> {
     let Some(i) = n.filter(|i| i32::try_from(*i).is_ok()) else {
         return Err(Error::code(
             40096,
-            format!("{name} requires an integral {what}, found a value of type: {}, with value: {}", v.type_name(), display_val(v)),
+            format!("{name}requires an integral {what}, found a value of type: {}, with value: {}", v.type_name(), display_val(v)),
         ));
     };
     if i < 0 {
