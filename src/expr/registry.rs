@@ -30,6 +30,25 @@ pub const OPERATORS: &[(&str, ParseFn)] = &[
     ("$sqrt", ar::sqrt::parse),
     ("$subtract", ar::subtract::parse),
     ("$trunc", ar::round_trunc::parse),
+    ("$sin", ar::trig::parse),
+    ("$cos", ar::trig::parse),
+    ("$tan", ar::trig::parse),
+    ("$asin", ar::trig::parse),
+    ("$acos", ar::trig::parse),
+    ("$atan", ar::trig::parse),
+    ("$sinh", ar::trig::parse),
+    ("$cosh", ar::trig::parse),
+    ("$tanh", ar::trig::parse),
+    ("$asinh", ar::trig::parse),
+    ("$acosh", ar::trig::parse),
+    ("$atanh", ar::trig::parse),
+    ("$degreesToRadians", ar::trig::parse),
+    ("$radiansToDegrees", ar::trig::parse),
+    ("$atan2", ar::trig::parse_atan2),
+    ("$bitAnd", ar::bitwise::parse),
+    ("$bitNot", ar::bitwise::parse_not),
+    ("$bitOr", ar::bitwise::parse),
+    ("$bitXor", ar::bitwise::parse),
     // accumulators as expressions
     ("$avg", acc::avg::parse),
     ("$max", acc::min_max::parse),
@@ -149,8 +168,11 @@ pub const OPERATORS: &[(&str, ParseFn)] = &[
     // misc
     ("$binarySize", misc::binary_size::parse),
     ("$bsonSize", misc::bson_size::parse),
+    ("$const", misc::literal::parse),
     ("$literal", misc::literal::parse),
     ("$rand", misc::rand::parse),
+    ("$tsIncrement", misc::timestamp::parse),
+    ("$tsSecond", misc::timestamp::parse),
 ];
 
 fn table() -> &'static HashMap<&'static str, (&'static str, ParseFn)> {

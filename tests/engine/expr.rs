@@ -374,7 +374,7 @@ fn array_higher_order() {
         (bson!({"$filter": {"input": "$s", "cond": true}}), d.clone(), 28651, "input to $filter must be an array not string"),
         (bson!({"$filter": {"input": "$a", "cond": true, "limit": 0}}), d.clone(), 327392, "$filter: limit must be greater than 0: 0"),
         (bson!({"$filter": {"input": "$a"}}), d.clone(), 28650, "Missing 'cond' parameter to $filter"),
-        (bson!({"$reduce": {"input": "$s", "initialValue": 0, "in": 1}}), d.clone(), 40080, "$reduce requires an array as 'input', found: string"),
+        (bson!({"$reduce": {"input": "$s", "initialValue": 0, "in": 1}}), d.clone(), 40080, "$reduce requires that 'input' be an array, found: \"str\""),
         (bson!({"$size": "$s"}), d.clone(), 17124, "The argument to $size must be an array. Type of argument is: string"),
         (bson!({"$size": "$missing"}), d.clone(), 17124, "The argument to $size must be an array. Type of argument is: missing"),
         (bson!({"$let": {"vars": {"x": 1}}}), d.clone(), 16877, "Missing 'in' parameter to $let"),
@@ -838,4 +838,74 @@ fn date_operators() {
         (bson!({"$dateTrunc": {"date": "$d", "unit": "day", "binSize": 0}}), d.clone(), 5439018, "$dateTrunc requires 'binSize' to be greater than 0, but got value 0"),
         (bson!({"$dateTrunc": {"date": "$d", "unit": "week", "startOfWeek": "someday"}}), d.clone(), 5439016, "$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: someday"),
     ]);
+}
+
+#[test]
+fn trigonometry_bitwise_and_timestamps() {
+    let d = doc! {"ts": Bson::Timestamp(bson::Timestamp { time: 1_700_000_000, increment: 7 }), "s": "x"};
+    check(vec![
+        (bson!({"$sin": 0}), d.clone(), v(bson!(0.0))),
+        (bson!({"$cos": 0}), d.clone(), v(bson!(1.0))),
+        (bson!({"$acos": 1}), d.clone(), v(bson!(0.0))),
+        (bson!({"$atan2": [1, 1]}), d.clone(), v(bson!(std::f64::consts::FRAC_PI_4))),
+        (bson!({"$degreesToRadians": 180}), d.clone(), v(bson!(std::f64::consts::PI))),
+        (bson!({"$radiansToDegrees": std::f64::consts::PI}), d.clone(), v(bson!(180.0))),
+        (bson!({"$sin": null}), d.clone(), v(Bson::Null)),
+        (bson!({"$bitAnd": [12, 10]}), d.clone(), v(bson!(8))),
+        (bson!({"$bitOr": [12, 10i64]}), d.clone(), v(bson!(14i64))),
+        (bson!({"$bitXor": [12, 10]}), d.clone(), v(bson!(6))),
+        (bson!({"$bitNot": 0}), d.clone(), v(bson!(-1))),
+        (bson!({"$bitAnd": [1, null]}), d.clone(), v(Bson::Null)),
+        (bson!({"$tsSecond": "$ts"}), d.clone(), v(bson!(1_700_000_000i64))),
+        (bson!({"$tsIncrement": "$ts"}), d.clone(), v(bson!(7i64))),
+        (bson!({"$const": "$ts"}), d.clone(), v(bson!("$ts"))),
+    ]);
+    check_err(vec![
+        (bson!({"$asin": 2}), d.clone(), 50989, "cannot apply $asin to 2, value must in [-1,1]"),
+        (bson!({"$sin": "$s"}), d.clone(), 28765, "$sin only supports numeric types, not string"),
+        (bson!({"$bitAnd": [1, 1.5]}), d.clone(), 14, "$bitAnd only supports int and long operands."),
+        (bson!({"$bitNot": 1.5}), d.clone(), 14, "$bitNot only supports int and long, not: double."),
+        (bson!({"$tsSecond": "$s"}), d.clone(), 5687301, "Argument to $tsSecond must be a timestamp, but is string"),
+    ]);
+}
+
+#[test]
+fn registry_names_are_unique_operators() {
+    use pattern_playground::expr::registry::{is_operator, OPERATORS};
+    let mut names: Vec<&str> = OPERATORS.iter().map(|(n, _)| *n).collect();
+    let n = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), n, "duplicate operator names");
+    assert!(names.iter().all(|n| n.starts_with('$') && is_operator(n)));
+    assert!(!is_operator("$foo"));
+    assert!(n >= 147, "only {n} operators");
+}
+
+#[test]
+fn evaluation_helpers() {
+    let e = Expr::parse(&bson!({"$add": ["$$x", "$a"]}), &VarScope::with_names(["x"])).unwrap();
+    let mut vars = HashMap::new();
+    vars.insert("x".to_string(), bson!(2));
+    assert_eq!(e.evaluate_with_vars(&doc! {"a": 3}, &env(), &vars).unwrap(), Some(bson!(5)));
+    let c = Expr::parse(&bson!({"$literal": 5}), &VarScope::default()).unwrap();
+    assert!(c.is_constant());
+    assert_eq!(c.as_constant(), Some(&bson!(5)));
+    let p = Expr::parse(&bson!("$a.b"), &VarScope::default()).unwrap();
+    assert_eq!(p.as_field_path().as_deref(), Some("a.b"));
+    assert!(!p.is_constant());
+    let t = Expr::parse(&bson!({"$gt": ["$a", 1]}), &VarScope::default()).unwrap();
+    assert!(t.evaluate_truthy(&doc! {"a": 2}, &env()).unwrap());
+    assert!(!t.evaluate_truthy(&doc! {"a": 0}, &env()).unwrap());
+    // Parsing fails for an undefined variable unless the scope names it.
+    assert!(Expr::parse(&bson!("$$x"), &VarScope::default()).is_err());
+    assert!(Expr::parse(&bson!("$$limit"), &VarScope::from_env(&env())).is_ok());
+}
+
+#[test]
+fn regression_rand_uses_seeded_env() {
+    let e = Expr::parse(&bson!({"$rand": {}}), &VarScope::default()).unwrap();
+    let a = e.evaluate(&doc! {}, &Env::new(DateTime::from_millis(0)).with_seed(7)).unwrap();
+    let b = e.evaluate(&doc! {}, &Env::new(DateTime::from_millis(0)).with_seed(7)).unwrap();
+    assert_eq!(a, b);
 }

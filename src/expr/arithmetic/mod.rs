@@ -2,6 +2,7 @@
 
 pub mod abs;
 pub mod add;
+pub mod bitwise;
 pub mod ceil_floor;
 pub mod divide;
 pub mod exp_log;
@@ -11,6 +12,7 @@ pub mod pow;
 pub mod round_trunc;
 pub mod sqrt;
 pub mod subtract;
+pub mod trig;
 
 use bson::Bson;
 

@@ -3,6 +3,7 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
+use crate::expr::args::display_val;
 use crate::expr::{val_truthy, Ctx, Expr, Frame, Op, VarScope};
 use crate::value::Number;
 
@@ -17,32 +18,32 @@ struct Filter {
 impl Op for Filter {
     fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
         let input = self.input.eval_val(ctx)?;
-        let mut limit: Option<usize> = None;
-        if let Some(l) = &self.limit {
-            let lv = l.eval_val(ctx)?;
-            if !lv.is_nullish() {
-                let n = lv.as_bson().and_then(Number::from_bson);
-                let Some(i) = n.and_then(|n| n.to_exact_i64()).filter(|i| *i >= i32::MIN as i64 && *i <= i32::MAX as i64) else {
-                    return Err(Error::code(
-                        327391,
-                        format!(
-                            "$filter: limit must be represented as a 32-bit integral value: {}",
-                            crate::expr::args::display_val(&lv)
-                        ),
-                    ));
-                };
-                if i < 1 {
-                    return Err(Error::code(327392, format!("$filter: limit must be greater than 0: {i}")));
-                }
-                limit = Some(i as usize);
-            }
-        }
         if input.is_nullish() {
             return Ok(Some(Bson::Null));
         }
         let Some(arr) = input.as_array() else {
             return Err(Error::code(28651, format!("input to $filter must be an array not {}", input.type_name())));
         };
+        if arr.is_empty() {
+            return Ok(Some(Bson::Array(Vec::new())));
+        }
+        let mut limit: Option<usize> = None;
+        if let Some(l) = &self.limit {
+            let lv = l.eval_val(ctx)?;
+            if !lv.is_nullish() {
+                let n = lv.as_bson().and_then(Number::from_bson);
+                let Some(i) = n.and_then(|n| n.to_exact_i64()).filter(|i| i32::try_from(*i).is_ok()) else {
+                    return Err(Error::code(
+                        327391,
+                        format!("$filter: limit must be represented as a 32-bit integral value: {}", display_val(&lv)),
+                    ));
+                };
+                if i < 1 {
+                    return Err(Error::code(327392, format!("$filter: limit must be greater than 0: {}", display_val(&lv))));
+                }
+                limit = Some(i as usize);
+            }
+        }
         let mut out = Vec::new();
         for e in arr {
             if limit.is_some_and(|l| out.len() >= l) {

@@ -20,7 +20,10 @@ impl Op for Reduce {
             return Ok(Some(Bson::Null));
         }
         let Some(arr) = input.as_array() else {
-            return Err(Error::code(40080, format!("$reduce requires an array as 'input', found: {}", input.type_name())));
+            return Err(Error::code(
+                40080,
+                format!("$reduce requires that 'input' be an array, found: {}", crate::expr::args::display_val(&input)),
+            ));
         };
         let mut acc = self.initial.eval(ctx)?;
         for e in arr {

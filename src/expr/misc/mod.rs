@@ -4,3 +4,4 @@ pub mod binary_size;
 pub mod bson_size;
 pub mod literal;
 pub mod rand;
+pub mod timestamp;
