@@ -1,15 +1,58 @@
-//! Aggregation pipelines. STUB: the aggregation issue replaces this body; keep the signatures.
+//! Aggregation pipelines: parsing (`Pipeline::parse`) and running (`Pipeline::run`) with the
+//! server's results and errors.
+//!
+//! - [`stage`]: the `Stage` trait and the one registry of stage names (drives the "Unrecognized
+//!   pipeline stage name" error); one file per stage in `stages/`.
+//! - [`accumulator`]: the `Accumulator` trait and the registry of `$group` operators (drives
+//!   "unknown group operator"); one file per accumulator in `accumulators/`.
+//! - `projection`: the `$project` / `$addFields` / `$unset` machinery shared by several stages.
+//!
+//! Stages stream: each one turns an iterator of documents into another, so `$match` then `$limit`
+//! stops reading once the limit is reached, and a document is cloned only where a stage must keep
+//! the original (`$facet`, `$lookup`'s foreign side).
+
+pub(crate) mod accumulator;
+pub mod accumulators;
+pub(crate) mod projection;
+pub(crate) mod stage;
+pub mod stages;
+pub(crate) mod util;
+
+use std::borrow::Cow;
+use std::sync::Arc;
 
 use bson::{Bson, Document};
 
 use crate::env::Env;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
+use crate::expr::VarScope;
+
+pub(crate) use stage::{DocStream, Stage};
 
 /// What a pipeline may read besides its input: other collections (`$lookup`, `$unionWith`,
 /// `$graphLookup`). Implemented by the database.
 pub trait Catalog {
-    /// The documents of a collection in natural order (empty when it does not exist).
+    /// The documents of a collection in natural order (empty when it does not exist). For a view,
+    /// the view's results.
     fn documents(&self, collection: &str) -> Vec<Document>;
+
+    /// The same documents, borrowed when the database can lend them (the default copies through
+    /// [`Catalog::documents`]). `$lookup` and `$graphLookup` read through this, once per stage run,
+    /// so a database that stores a collection as a `Vec<Document>` should return
+    /// `Cow::Borrowed`.
+    fn read(&self, collection: &str) -> Cow<'_, [Document]> {
+        Cow::Owned(self.documents(collection))
+    }
+}
+
+/// A catalog with no collections (every collection reads as empty).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoCatalog;
+
+impl Catalog for NoCatalog {
+    fn documents(&self, _collection: &str) -> Vec<Document> {
+        Vec::new()
+    }
 }
 
 /// Where `$out`/`$merge` send the results; the database performs the write.
@@ -26,20 +69,114 @@ pub struct Output {
     pub out: Option<OutTarget>,
 }
 
-/// A parsed pipeline.
+/// Where a pipeline is being parsed: at the top, or inside another stage (which forbids some
+/// stages, e.g. `$out` inside `$facet`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Within {
+    Top,
+    Facet,
+    Lookup,
+    UnionWith,
+}
+
+/// What stage parsers see: the variables in scope and where the pipeline sits.
 #[derive(Debug, Clone)]
+pub(crate) struct ParseCtx {
+    pub scope: VarScope,
+    pub within: Within,
+}
+
+impl ParseCtx {
+    pub fn nested(&self, within: Within) -> ParseCtx {
+        ParseCtx { scope: self.scope.clone(), within }
+    }
+}
+
+/// What stages see while running: the catalog and the operation's environment.
+#[derive(Clone, Copy)]
+pub(crate) struct RunCtx<'a> {
+    pub catalog: &'a dyn Catalog,
+    pub env: &'a Env,
+}
+
+/// A parsed pipeline.
+#[derive(Debug, Clone, Default)]
 pub struct Pipeline {
-    _stages: Vec<Bson>,
+    stages: Vec<Arc<dyn Stage>>,
 }
 
 impl Pipeline {
-    /// Parses the stages (unknown stage: 40324, ...).
+    /// Parses the stages (unknown stage: 40324, ...). Expressions may use the system variables
+    /// only; use [`Pipeline::parse_with`] when the command has a `let`.
     pub fn parse(stages: &[Bson]) -> Result<Pipeline> {
-        Ok(Pipeline { _stages: stages.to_vec() })
+        Pipeline::parse_with(stages, &VarScope::default())
+    }
+
+    /// Parses the stages with user variables in scope (the names of the command's `let`, which
+    /// the database also puts in `Env::vars`).
+    pub fn parse_with(stages: &[Bson], scope: &VarScope) -> Result<Pipeline> {
+        stage::parse_pipeline(stages, &ParseCtx { scope: scope.clone(), within: Within::Top })
+    }
+
+    pub(crate) fn from_stages(stages: Vec<Arc<dyn Stage>>) -> Pipeline {
+        Pipeline { stages }
+    }
+
+    /// The number of stages.
+    pub fn len(&self) -> usize {
+        self.stages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+    }
+
+    /// True when the pipeline ignores its input (it starts with `$documents`).
+    pub fn replaces_input(&self) -> bool {
+        self.stages.first().is_some_and(|s| s.replaces_input())
     }
 
     /// Runs the pipeline over `input`.
-    pub fn run(&self, _input: Vec<Document>, _catalog: &dyn Catalog, _env: &Env) -> Result<Output> {
-        Err(Error::new(ErrorKind::NotImplemented, "aggregation is not implemented yet"))
+    pub fn run(&self, input: Vec<Document>, catalog: &dyn Catalog, env: &Env) -> Result<Output> {
+        let cx = RunCtx { catalog, env };
+        let docs = self.run_docs(input, &cx)?;
+        let out = self.stages.last().and_then(|s| s.out_target());
+        Ok(Output { docs, out })
+    }
+
+    /// Runs over owned documents and collects the results.
+    pub(crate) fn run_docs(&self, input: Vec<Document>, cx: &RunCtx) -> Result<Vec<Document>> {
+        let source: DocStream = Box::new(input.into_iter().map(Ok));
+        self.stream(source, cx).collect()
+    }
+
+    /// Runs over borrowed documents: leading `$match` stages filter by reference, so only the
+    /// documents that pass them are copied.
+    pub(crate) fn run_borrowed(&self, input: &[Document], cx: &RunCtx) -> Result<Vec<Document>> {
+        let mut skip = 0;
+        let mut kept: Vec<&Document> = input.iter().collect();
+        for s in &self.stages {
+            match s.as_filter() {
+                Some(m) => {
+                    let mut next = Vec::with_capacity(kept.len());
+                    for d in kept {
+                        if m.matches(d, cx.env)? {
+                            next.push(d);
+                        }
+                    }
+                    kept = next;
+                    skip += 1;
+                }
+                None => break,
+            }
+        }
+        let source: DocStream = Box::new(kept.into_iter().map(|d| Ok(d.clone())));
+        let rest = &self.stages[skip..];
+        stage::chain(rest, source, cx).collect()
+    }
+
+    /// The pipeline as a lazy stream over `input`.
+    pub(crate) fn stream<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
+        stage::chain(&self.stages, input, cx)
     }
 }

@@ -1,0 +1,189 @@
+//! `$group` accumulators: the `Accumulator` trait, the parse of one `field: { $op: <arg> }`
+//! statement, and the registry of operator names (drives "unknown group operator").
+
+use std::fmt;
+use std::sync::Arc;
+
+use bson::{Bson, Document};
+
+use super::accumulators as acc;
+use super::util::err;
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::expr::{Expr, VarScope};
+
+/// A parsed accumulator (one per output field of `$group`, `$bucket`, ...).
+pub(crate) trait Accumulator: fmt::Debug + Send + Sync {
+    /// A fresh state for a new group; `id` is the group's key (for `n` expressions that read it).
+    fn start<'s>(&'s self, id: &Bson, env: &Env) -> Result<Box<dyn State + 's>>;
+}
+
+/// The running state of one accumulator in one group.
+pub(crate) trait State {
+    /// Adds one input document.
+    fn add(&mut self, doc: &Document, env: &Env) -> Result<()>;
+    /// The accumulated value.
+    fn finish(self: Box<Self>) -> Result<Bson>;
+}
+
+/// Parses an accumulator operator's argument.
+pub(crate) type ParseFn = fn(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Arc<dyn Accumulator>>;
+
+/// Every `$group` operator the engine knows.
+pub(crate) static ACCUMULATORS: &[(&str, ParseFn)] = &[
+    ("$addToSet", acc::add_to_set::parse),
+    ("$avg", acc::avg::parse),
+    ("$bottom", acc::bottom::parse),
+    ("$bottomN", acc::bottom_n::parse),
+    ("$count", acc::count::parse),
+    ("$first", acc::first::parse),
+    ("$firstN", acc::first_n::parse),
+    ("$last", acc::last::parse),
+    ("$lastN", acc::last_n::parse),
+    ("$max", acc::max::parse),
+    ("$maxN", acc::max_n::parse),
+    ("$mergeObjects", acc::merge_objects::parse),
+    ("$min", acc::min::parse),
+    ("$minN", acc::min_n::parse),
+    ("$push", acc::push::parse),
+    ("$stdDevPop", acc::std_dev_pop::parse),
+    ("$stdDevSamp", acc::std_dev_samp::parse),
+    ("$sum", acc::sum::parse),
+    ("$top", acc::top::parse),
+    ("$topN", acc::top_n::parse),
+];
+
+/// One `field: { $op: <arg> }` of `$group` / `$bucket` output.
+#[derive(Debug, Clone)]
+pub(crate) struct Statement {
+    pub field: String,
+    pub acc: Arc<dyn Accumulator>,
+}
+
+/// Parses one accumulation statement with the server's checks (40234, 40235, 40236, 40238,
+/// 40237, 15952).
+pub(crate) fn parse_statement(field: &str, spec: &Bson, scope: &VarScope) -> Result<Statement> {
+    let obj = match spec {
+        Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => d,
+        _ => return Err(err(40234, format!("The field '{field}' must be an accumulator object"))),
+    };
+    if field.contains('.') {
+        return Err(err(40235, format!("The field name '{field}' cannot contain '.'")));
+    }
+    if field.starts_with('$') {
+        return Err(err(40236, format!("The field name '{field}' cannot be an operator name")));
+    }
+    if obj.len() != 1 {
+        return Err(err(40238, format!("The field '{field}' must specify one accumulator")));
+    }
+    let Some((name, arg)) = obj.iter().next() else {
+        return Err(err(40238, format!("The field '{field}' must specify one accumulator")));
+    };
+    if matches!(arg, Bson::Array(_)) {
+        return Err(err(40237, format!("The {name} accumulator is a unary operator")));
+    }
+    let Some((n, parse)) = ACCUMULATORS.iter().find(|(n, _)| n == name) else {
+        return Err(err(15952, format!("unknown group operator '{name}'")));
+    };
+    Ok(Statement { field: field.to_string(), acc: parse(n, arg, scope)? })
+}
+
+/// A group's running states, one per statement.
+pub(crate) struct Row<'s> {
+    pub states: Vec<Box<dyn State + 's>>,
+}
+
+impl<'s> Row<'s> {
+    pub fn start(stmts: &'s [Statement], id: &Bson, env: &Env) -> Result<Row<'s>> {
+        let states = stmts.iter().map(|s| s.acc.start(id, env)).collect::<Result<Vec<_>>>()?;
+        Ok(Row { states })
+    }
+
+    pub fn add(&mut self, doc: &Document, env: &Env) -> Result<()> {
+        for s in &mut self.states {
+            s.add(doc, env)?;
+        }
+        Ok(())
+    }
+
+    /// Appends each statement's value to `out`.
+    pub fn finish_into(self, stmts: &[Statement], out: &mut Document) -> Result<()> {
+        for (st, s) in stmts.iter().zip(self.states) {
+            out.insert(st.field.clone(), s.finish()?);
+        }
+        Ok(())
+    }
+}
+
+/// An accumulator with one argument expression evaluated per document and a per-group fold
+/// (`$sum`, `$avg`, `$push`, ...).
+pub(crate) struct Unary<F> {
+    pub name: &'static str,
+    pub arg: Expr,
+    pub _fold: std::marker::PhantomData<fn() -> F>,
+}
+
+impl<F> fmt::Debug for Unary<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?})", self.name, self.arg)
+    }
+}
+
+/// The per-group part of a unary accumulator.
+pub(crate) trait Fold: Default + 'static {
+    fn add(&mut self, v: Option<Bson>) -> Result<()>;
+    fn finish(self) -> Result<Bson>;
+}
+
+impl<F: Fold> Unary<F> {
+    pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Arc<dyn Accumulator>> {
+        Ok(Arc::new(Unary::<F> { name, arg: Expr::parse(arg, scope)?, _fold: std::marker::PhantomData }))
+    }
+}
+
+struct UnaryState<'s, F> {
+    arg: &'s Expr,
+    fold: F,
+}
+
+impl<F: Fold> Accumulator for Unary<F> {
+    fn start<'s>(&'s self, _id: &Bson, _env: &Env) -> Result<Box<dyn State + 's>> {
+        Ok(Box::new(UnaryState { arg: &self.arg, fold: F::default() }))
+    }
+}
+
+impl<F: Fold> State for UnaryState<'_, F> {
+    fn add(&mut self, doc: &Document, env: &Env) -> Result<()> {
+        let v = self.arg.evaluate(doc, env)?;
+        self.fold.add(v)
+    }
+
+    fn finish(self: Box<Self>) -> Result<Bson> {
+        self.fold.finish()
+    }
+}
+
+/// Evaluates and checks an accumulator's `n` (`$firstN`, `$topN`, ...): a positive integral
+/// number (5787902, 5787903, 5787908).
+pub(crate) fn eval_n(n: &Expr, id: &Bson, env: &Env) -> Result<usize> {
+    let mut root = Document::new();
+    root.insert("_id", id.clone());
+    let v = n.evaluate(&root, env)?;
+    let shown = v.as_ref().map(super::util::show).unwrap_or_else(|| "missing".into());
+    let num = v.as_ref().and_then(crate::value::Number::from_bson);
+    let Some(num) = num else {
+        return Err(err(5787902, format!("Value for 'n' must be of integral type, but found {shown}")));
+    };
+    let Some(i) = num.to_exact_i64() else {
+        return Err(err(5787903, format!("Value for 'n' must be of integral type, but found {shown}")));
+    };
+    if i <= 0 {
+        return Err(err(5787908, format!("'n' must be greater than 0, found {i}")));
+    }
+    Ok(usize::try_from(i).unwrap_or(usize::MAX))
+}
+
+/// The error for a spec that must be an object (`$firstN: 1`).
+pub(crate) fn spec_not_object(code: i32, name: &str, arg: &Bson) -> Error {
+    err(code, format!("specification must be an object; found {name}: {}", super::util::show(arg)))
+}

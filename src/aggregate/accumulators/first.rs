@@ -1,0 +1,29 @@
+//! `$first`: the value of the group's first document (missing becomes null).
+
+use std::sync::Arc;
+
+use bson::Bson;
+
+use crate::aggregate::accumulator::{Accumulator, Fold, Unary};
+use crate::error::Result;
+use crate::expr::VarScope;
+
+pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Arc<dyn Accumulator>> {
+    Unary::<FirstFold>::parse(name, arg, scope)
+}
+
+#[derive(Default)]
+pub(crate) struct FirstFold(Option<Bson>);
+
+impl Fold for FirstFold {
+    fn add(&mut self, v: Option<Bson>) -> Result<()> {
+        if self.0.is_none() {
+            self.0 = Some(v.unwrap_or(Bson::Null));
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Bson> {
+        Ok(self.0.unwrap_or(Bson::Null))
+    }
+}

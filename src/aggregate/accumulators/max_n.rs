@@ -1,0 +1,14 @@
+//! `$maxN: { n, input }`: the n largest values, descending (null and missing ignored).
+
+use std::sync::Arc;
+
+use bson::Bson;
+
+use super::n_args::{self, Kind};
+use crate::aggregate::accumulator::Accumulator;
+use crate::error::Result;
+use crate::expr::VarScope;
+
+pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Arc<dyn Accumulator>> {
+    n_args::parse(Kind::Max, name, arg, scope)
+}

@@ -1,0 +1,74 @@
+//! `$facet`: runs several sub-pipelines over the same input and outputs one document with each
+//! sub-pipeline's results as an array field.
+
+use std::sync::Arc;
+
+use bson::{Bson, Document};
+
+use crate::aggregate::stage::{blocking, parse_sub_pipeline};
+use crate::aggregate::util::{check_field_name, err, show, show_doc, tname};
+use crate::aggregate::{DocStream, ParseCtx, Pipeline, RunCtx, Stage, Within};
+use crate::error::{Error, Result};
+
+#[derive(Debug)]
+pub(crate) struct Facet {
+    facets: Vec<(String, Pipeline)>,
+}
+
+pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
+    let d = match spec {
+        Bson::Document(d) if !d.is_empty() => d,
+        other => return Err(err(40169, format!("the $facet specification must be a non-empty object, but found: {}", show(other)))),
+    };
+    let mut facets = Vec::with_capacity(d.len());
+    for (name, v) in d {
+        check_field_name(name)?;
+        let Bson::Array(stages) = v else {
+            return Err(err(40170, format!("arguments to $facet must be arrays, {name} is type {}", tname(v))));
+        };
+        for s in stages {
+            match s {
+                Bson::Document(sd) if !sd.is_empty() => {}
+                other => {
+                    return Err(err(
+                        40171,
+                        format!(
+                            "elements of arrays in $facet spec must be non-empty objects, {name} argument contained an element of type {}: {}",
+                            tname(other),
+                            match other {
+                                Bson::Document(x) => show_doc(x),
+                                x => show(x),
+                            }
+                        ),
+                    ))
+                }
+            }
+        }
+        let p = parse_sub_pipeline(stages, pcx, Within::Facet)?;
+        if p.is_empty() {
+            return Err(Error::bad_value("sub-pipeline in $facet stage cannot be empty"));
+        }
+        facets.push((name.clone(), p));
+    }
+    Ok(Arc::new(Facet { facets }))
+}
+
+impl Stage for Facet {
+    fn name(&self) -> &'static str {
+        "$facet"
+    }
+
+    fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
+        blocking(input, move |input| {
+            let mut docs: Option<Vec<Document>> = Some(input.collect::<Result<Vec<_>>>()?);
+            let mut out = Document::new();
+            let last = self.facets.len().saturating_sub(1);
+            for (i, (name, p)) in self.facets.iter().enumerate() {
+                let own = if i == last { docs.take().unwrap_or_default() } else { docs.clone().unwrap_or_default() };
+                let res = p.run_docs(own, cx)?;
+                out.insert(name.clone(), Bson::Array(res.into_iter().map(Bson::Document).collect()));
+            }
+            Ok(vec![out])
+        })
+    }
+}

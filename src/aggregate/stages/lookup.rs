@@ -1,0 +1,266 @@
+//! `$lookup`: joins each document with documents of another collection into an array field:
+//! by `localField` / `foreignField` (equality with the query's array semantics; a missing local
+//! value matches null or missing foreign values), by a `pipeline` with `let` variables, or both.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use bson::{Bson, Document};
+
+use crate::aggregate::stage::parse_sub_pipeline;
+use crate::aggregate::util::{absorb_cost, check_field_path, check_user_var_name, child_env, parse_err, set_path, show_elem, tname};
+use crate::aggregate::{DocStream, ParseCtx, Pipeline, RunCtx, Stage, Within};
+use crate::error::{Error, Result};
+use crate::expr::Expr;
+use crate::value::{hash_key, path::matcher_values};
+
+#[derive(Debug)]
+pub(crate) struct Lookup {
+    from: Option<String>,
+    as_path: Vec<String>,
+    join: Option<(String, String)>,
+    lets: Vec<(String, Expr)>,
+    pipeline: Option<Pipeline>,
+}
+
+/// Reads the `pipeline` option of `$lookup` / `$unionWith` / `$facet` into stage documents.
+pub(crate) fn pipeline_array(v: &Bson) -> Result<&Vec<Bson>> {
+    match v {
+        Bson::Array(a) => {
+            if a.iter().any(|s| !matches!(s, Bson::Document(_))) {
+                return Err(Error::type_mismatch("Each element of the 'pipeline' array must be an object"));
+            }
+            Ok(a)
+        }
+        _ => Err(Error::type_mismatch("'pipeline' option must be specified as an array")),
+    }
+}
+
+/// True when a pipeline's first stage is `$documents`.
+pub(crate) fn starts_with_documents(stages: &[Bson]) -> bool {
+    matches!(stages.first(), Some(Bson::Document(d)) if d.contains_key("$documents"))
+}
+
+pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
+    let Bson::Document(d) = spec else {
+        return Err(parse_err(format!("the $lookup stage specification must be an object, but found {}", tname(spec))));
+    };
+    if !d.contains_key("from") && !d.contains_key("pipeline") {
+        return Err(parse_err("must specify 'pipeline' when 'from' is empty"));
+    }
+    let (mut from, mut as_, mut local, mut foreign) = (None, String::new(), String::new(), String::new());
+    let mut lets: Option<&Document> = None;
+    let mut stages: Option<&Vec<Bson>> = None;
+    for (k, v) in d {
+        match k.as_str() {
+            "pipeline" => {
+                stages = Some(pipeline_array(v)?);
+                continue;
+            }
+            "let" => {
+                match v {
+                    Bson::Document(l) => lets = Some(l),
+                    other => {
+                        return Err(parse_err(format!("$lookup argument '{}' must be an object, is type {}", show_elem(k, other), tname(other))))
+                    }
+                }
+                continue;
+            }
+            "from" => {
+                match v {
+                    Bson::String(s) => from = Some(s.clone()),
+                    Bson::Document(ns) => {
+                        let db = ns.get_str("db").unwrap_or_default();
+                        let coll = ns.get_str("coll").unwrap_or_default();
+                        return Err(parse_err(format!(
+                            "$lookup with syntax {{from: {{db:<>, coll:<>}},..}} is not supported for db: {db} and coll: {coll}"
+                        )));
+                    }
+                    other => return Err(parse_err(format!("$lookup 'from' field must be a string, but found {}", tname(other)))),
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let Bson::String(s) = v else {
+            return Err(parse_err(format!("$lookup argument '{k}' must be a string, found {}: {}", show_elem(k, v), tname(v))));
+        };
+        match k.as_str() {
+            "as" => as_ = s.clone(),
+            "localField" => local = s.clone(),
+            "foreignField" => foreign = s.clone(),
+            other => return Err(parse_err(format!("unknown argument to $lookup: {other}"))),
+        }
+    }
+    if from.is_none() && !stages.is_some_and(|s| starts_with_documents(s)) {
+        return Err(parse_err("$lookup stage without explicit collection must have a pipeline with $documents as first stage"));
+    }
+    if as_.is_empty() {
+        return Err(parse_err("must specify 'as' field for a $lookup"));
+    }
+    let join = if stages.is_some() {
+        if local.is_empty() && foreign.is_empty() {
+            None
+        } else if local.is_empty() || foreign.is_empty() {
+            return Err(parse_err("$lookup requires both or neither of 'localField' and 'foreignField' to be specified"));
+        } else {
+            Some((local, foreign))
+        }
+    } else {
+        if local.is_empty() || foreign.is_empty() {
+            return Err(parse_err("$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"));
+        }
+        if lets.is_some() {
+            return Err(parse_err("$lookup with a 'let' argument must also specify 'pipeline'"));
+        }
+        Some((local, foreign))
+    };
+    check_field_path(&as_)?;
+    if let Some((l, f)) = &join {
+        check_field_path(l)?;
+        check_field_path(f)?;
+    }
+    let mut parsed_lets = Vec::new();
+    let mut sub = pcx.nested(Within::Lookup);
+    if let Some(l) = lets {
+        for (name, v) in l {
+            check_user_var_name(name)?;
+            parsed_lets.push((name.clone(), Expr::parse(v, &pcx.scope)?));
+            sub.scope.names.push(name.clone());
+        }
+    }
+    let pipeline = match stages {
+        Some(s) => Some(parse_sub_pipeline(s, &sub, Within::Lookup)?),
+        None => None,
+    };
+    Ok(Arc::new(Lookup { from, as_path: as_.split('.').map(String::from).collect(), join, lets: parsed_lets, pipeline }))
+}
+
+/// Every value a `$lookup` joins on at `path` (`visitAllValuesAtPath`): through arrays of
+/// documents, and the elements of an array at the end; none when missing.
+pub(crate) fn local_values<'a>(doc: &'a Document, path: &str) -> Vec<&'a Bson> {
+    fn walk<'a>(v: &'a Bson, rest: &[&str], out: &mut Vec<&'a Bson>) {
+        match rest.split_first() {
+            None => match v {
+                Bson::Array(a) => out.extend(a.iter()),
+                other => out.push(other),
+            },
+            Some((first, tail)) => match v {
+                Bson::Document(d) => {
+                    if let Some(x) = d.get(*first) {
+                        walk(x, tail, out);
+                    }
+                }
+                Bson::Array(a) => {
+                    for e in a {
+                        if let Bson::Document(d) = e {
+                            if let Some(x) = d.get(*first) {
+                                walk(x, tail, out);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut out = Vec::new();
+    if let Some(first) = doc.get(parts[0]) {
+        walk(first, &parts[1..], &mut out);
+    }
+    out
+}
+
+/// An equality index of documents by the values a query predicate on `path` sees (the value,
+/// elements of arrays, null for missing).
+pub(crate) fn equality_index(docs: &[Document], path: &str) -> HashMap<Vec<u8>, Vec<usize>> {
+    let mut index: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+    let null = Bson::Null;
+    for (i, d) in docs.iter().enumerate() {
+        for mv in matcher_values(d, path) {
+            let key = hash_key(mv.value.unwrap_or(&null));
+            let slot = index.entry(key).or_default();
+            if slot.last() != Some(&i) {
+                slot.push(i);
+            }
+        }
+    }
+    index
+}
+
+/// The documents whose indexed values equal one of `values`, in natural order.
+pub(crate) fn probe(index: &HashMap<Vec<u8>, Vec<usize>>, values: &[&Bson]) -> BTreeSet<usize> {
+    let mut hits = BTreeSet::new();
+    for v in values {
+        if let Some(ix) = index.get(&hash_key(v)) {
+            hits.extend(ix.iter().copied());
+        }
+    }
+    hits
+}
+
+impl Lookup {
+    fn lookup_one(
+        &self,
+        mut doc: Document,
+        foreign: &[Document],
+        index: Option<&HashMap<Vec<u8>, Vec<usize>>>,
+        cx: &RunCtx,
+    ) -> Result<Document> {
+        let matched: Option<Vec<&Document>> = match (&self.join, index) {
+            (Some((local, _)), Some(index)) => {
+                let mut values = local_values(&doc, local);
+                if values.is_empty() {
+                    values.push(&Bson::Null);
+                }
+                let hits = probe(index, &values);
+                Some(hits.into_iter().filter_map(|i| foreign.get(i)).collect())
+            }
+            _ => None,
+        };
+        let results: Vec<Document> = match &self.pipeline {
+            None => matched.unwrap_or_default().into_iter().cloned().collect(),
+            Some(p) => {
+                let mut vars = HashMap::new();
+                for (name, e) in &self.lets {
+                    vars.insert(name.clone(), e.evaluate(&doc, cx.env)?.unwrap_or(Bson::Null));
+                }
+                let env = child_env(cx.env, &vars);
+                let sub = RunCtx { catalog: cx.catalog, env: &env };
+                let out = match matched {
+                    Some(m) => p.run_docs(m.into_iter().cloned().collect(), &sub),
+                    None if p.replaces_input() => p.run_docs(Vec::new(), &sub),
+                    None => p.run_borrowed(foreign, &sub),
+                };
+                absorb_cost(cx.env, &env);
+                out?
+            }
+        };
+        let parts: Vec<&str> = self.as_path.iter().map(String::as_str).collect();
+        set_path(&mut doc, &parts, Bson::Array(results.into_iter().map(Bson::Document).collect()));
+        Ok(doc)
+    }
+}
+
+impl Stage for Lookup {
+    fn name(&self) -> &'static str {
+        "$lookup"
+    }
+
+    fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
+        let mut state: Option<(std::borrow::Cow<'a, [Document]>, Option<HashMap<Vec<u8>, Vec<usize>>>)> = None;
+        Box::new(input.map(move |d| {
+            let d = d?;
+            let (foreign, index) = state.get_or_insert_with(|| {
+                let foreign = match &self.from {
+                    Some(f) => cx.catalog.read(f),
+                    None => std::borrow::Cow::Owned(Vec::new()),
+                };
+                let index = self.join.as_ref().map(|(_, ff)| equality_index(&foreign, ff));
+                (foreign, index)
+            });
+            self.lookup_one(d, foreign, index.as_ref(), cx)
+        }))
+    }
+}

@@ -1,0 +1,59 @@
+//! `$sortByCount: <expr>`: `$group` by the expression with `count: { $sum: 1 }` (int32), then
+//! `$sort: { count: -1 }` (ties in first-seen order).
+
+use std::sync::Arc;
+
+use bson::Bson;
+
+use super::group::{finish, group_by, parse_id};
+use crate::aggregate::accumulator::{parse_statement, Statement};
+use crate::aggregate::stage::blocking;
+use crate::aggregate::util::err;
+use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
+use crate::error::Result;
+use crate::expr::Expr;
+use crate::value::compare;
+
+#[derive(Debug)]
+pub(crate) struct SortByCount {
+    id: Expr,
+    stmts: Vec<Statement>,
+}
+
+pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
+    const MSG: &str = "the sortByCount field must be defined as a $-prefixed path or an expression inside an object";
+    match spec {
+        Bson::Document(d) => {
+            if !d.keys().next().is_some_and(|k| k.starts_with('$')) {
+                return Err(err(40147, MSG));
+            }
+        }
+        Bson::String(s) => {
+            if !s.starts_with('$') {
+                return Err(err(40148, MSG));
+            }
+        }
+        _ => return Err(err(40149, "the sortByCount field must be specified as a string or as an object")),
+    }
+    let id = parse_id(spec, &pcx.scope)?;
+    let count = parse_statement("count", &bson::bson!({ "$sum": 1 }), &pcx.scope)?;
+    Ok(Arc::new(SortByCount { id, stmts: vec![count] }))
+}
+
+impl Stage for SortByCount {
+    fn name(&self) -> &'static str {
+        "$sortByCount"
+    }
+
+    fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
+        blocking(input, move |input| {
+            let groups = group_by(input, &self.stmts, cx.env, |d| Ok(self.id.evaluate(d, cx.env)?.unwrap_or(Bson::Null)))?;
+            let mut docs = finish(groups, &self.stmts)?;
+            docs.sort_by(|a, b| {
+                let (x, y) = (a.get("count").unwrap_or(&Bson::Null), b.get("count").unwrap_or(&Bson::Null));
+                compare(y, x)
+            });
+            Ok(docs)
+        })
+    }
+}

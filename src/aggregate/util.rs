@@ -1,0 +1,309 @@
+//! Small helpers shared by the stages: the server's printing of values in messages, field path
+//! checks, setting nested fields, and child environments for sub-pipelines.
+
+use std::collections::HashMap;
+
+use bson::{Bson, Document};
+
+use crate::env::Env;
+use crate::error::{Error, ErrorKind, Result};
+use crate::value::types::type_name;
+
+/// A value as the server prints it inside messages (`BSONElement::toString` without the name):
+/// `"str"`, `{ a: 1 }`, `[ 1, 2 ]`.
+pub(crate) fn show(v: &Bson) -> String {
+    let mut s = String::new();
+    write_value(v, &mut s);
+    s
+}
+
+/// A document as the server prints it (`{ a: 1, b: "x" }`, `{}` when empty).
+pub(crate) fn show_doc(d: &Document) -> String {
+    let mut s = String::new();
+    write_doc(d, &mut s);
+    s
+}
+
+/// An element as the server prints it in "Expected a number in: $limit: "x"".
+pub(crate) fn show_elem(name: &str, v: &Bson) -> String {
+    format!("{name}: {}", show(v))
+}
+
+fn write_doc(d: &Document, s: &mut String) {
+    if d.is_empty() {
+        s.push_str("{}");
+        return;
+    }
+    s.push_str("{ ");
+    for (i, (k, v)) in d.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(k);
+        s.push_str(": ");
+        write_value(v, s);
+    }
+    s.push_str(" }");
+}
+
+fn write_value(v: &Bson, s: &mut String) {
+    match v {
+        Bson::Double(f) => s.push_str(&show_double(*f)),
+        Bson::String(x) => {
+            s.push('"');
+            s.push_str(x);
+            s.push('"');
+        }
+        Bson::Document(d) => write_doc(d, s),
+        Bson::Array(a) => {
+            if a.is_empty() {
+                s.push_str("[]");
+                return;
+            }
+            s.push_str("[ ");
+            for (i, e) in a.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                write_value(e, s);
+            }
+            s.push_str(" ]");
+        }
+        Bson::Int32(i) => s.push_str(&i.to_string()),
+        Bson::Int64(i) => s.push_str(&i.to_string()),
+        Bson::Decimal128(d) => s.push_str(&format!("NumberDecimal(\"{d}\")")),
+        Bson::Boolean(b) => s.push_str(if *b { "true" } else { "false" }),
+        Bson::Null => s.push_str("null"),
+        Bson::Undefined => s.push_str("undefined"),
+        Bson::ObjectId(o) => s.push_str(&format!("ObjectId('{o}')")),
+        Bson::DateTime(d) => s.push_str(&format!("new Date({})", d.timestamp_millis())),
+        Bson::Timestamp(t) => s.push_str(&format!("Timestamp({}, {})", t.time, t.increment)),
+        Bson::RegularExpression(r) => s.push_str(&format!("/{}/{}", r.pattern, r.options)),
+        Bson::MinKey => s.push_str("MinKey"),
+        Bson::MaxKey => s.push_str("MaxKey"),
+        Bson::Symbol(x) | Bson::JavaScriptCode(x) => s.push_str(x),
+        other => s.push_str(&other.to_string()),
+    }
+}
+
+/// A double as the server's stream output prints it (`1.5`, `3`, `inf`, `nan`).
+pub(crate) fn show_double(f: f64) -> String {
+    if f.is_nan() {
+        "nan".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if f == f.trunc() && f.abs() < 1e15 {
+        format!("{}", f as i64)
+    } else {
+        format!("{f}")
+    }
+}
+
+/// The server's type name of a value (`"string"`, `"object"`, ...).
+pub(crate) fn tname(v: &Bson) -> &'static str {
+    type_name(v)
+}
+
+/// Checks a field path the way the server's `FieldPath` does (stage options that name fields:
+/// `as`, `includeArrayIndex`, `depthField`, ...).
+pub(crate) fn check_field_path(path: &str) -> Result<()> {
+    if path.is_empty() {
+        return Err(Error::code(40352, "FieldPath cannot be constructed with empty string"));
+    }
+    for part in path.split('.') {
+        check_field_name(part)?;
+    }
+    Ok(())
+}
+
+/// Checks one component of a field path.
+pub(crate) fn check_field_name(part: &str) -> Result<()> {
+    if part.is_empty() {
+        return Err(Error::code(15998, "FieldPath field names may not be empty strings."));
+    }
+    if part.starts_with('$') && !matches!(part, "$id" | "$ref" | "$db") {
+        return Err(Error::code(
+            16410,
+            "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
+        ));
+    }
+    if part.contains('\0') {
+        return Err(Error::code(16411, "FieldPath field names may not contain '\0'."));
+    }
+    Ok(())
+}
+
+/// Sets `value` at a dotted path as the server's `MutableDocument::setNestedField`: an existing
+/// field keeps its place, a missing one is appended, and anything on the way that is not a
+/// document is replaced by one.
+pub(crate) fn set_path(doc: &mut Document, path: &[&str], value: Bson) {
+    let Some((last, parents)) = path.split_last() else { return };
+    let mut cur = doc;
+    for p in parents {
+        let needs_doc = !matches!(cur.get(*p), Some(Bson::Document(_)));
+        if needs_doc {
+            cur.insert(*p, Document::new());
+        }
+        cur = match cur.get_mut(*p) {
+            Some(Bson::Document(d)) => d,
+            _ => return,
+        };
+    }
+    cur.insert(*last, value);
+}
+
+/// Removes the field at a dotted path through embedded documents (no array traversal).
+pub(crate) fn remove_path(doc: &mut Document, path: &[&str]) {
+    let Some((last, parents)) = path.split_last() else { return };
+    let mut cur = doc;
+    for p in parents {
+        cur = match cur.get_mut(*p) {
+            Some(Bson::Document(d)) => d,
+            _ => return,
+        };
+    }
+    cur.remove(*last);
+}
+
+/// The value at a dotted path through embedded documents only (`Document::getNestedField`): an
+/// array on the way makes the path missing.
+pub(crate) fn get_nested<'a>(doc: &'a Document, path: &[&str]) -> Option<&'a Bson> {
+    let (first, rest) = path.split_first()?;
+    let mut cur = doc.get(*first)?;
+    for p in rest {
+        cur = match cur {
+            Bson::Document(d) => d.get(*p)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// An environment for a sub-pipeline: the parent's `$$NOW` and variables plus `extra`, with a
+/// random source derived from the parent's (so seeded runs stay reproducible).
+pub(crate) fn child_env(parent: &Env, extra: &HashMap<String, Bson>) -> Env {
+    let mut vars = parent.vars.clone();
+    for (k, v) in extra {
+        vars.insert(k.clone(), v.clone());
+    }
+    let seed = (parent.random() * 9_007_199_254_740_992.0) as u64;
+    Env::new(parent.now).with_seed(seed).with_vars(vars)
+}
+
+/// Adds a child environment's cost counters to its parent's.
+pub(crate) fn absorb_cost(parent: &Env, child: &Env) {
+    let c = child.cost();
+    parent.add_docs_examined(c.docs_examined, c.bytes_read);
+    parent.add_keys_examined(c.keys_examined);
+}
+
+/// Checks a user variable name being defined (`let` of `$lookup`): a lowercase first letter (or
+/// non-ASCII), then letters, digits and `_`.
+pub(crate) fn check_user_var_name(name: &str) -> Result<()> {
+    let Some(first) = name.chars().next() else {
+        return Err(Error::failed_to_parse("empty variable names are not allowed"));
+    };
+    if !(first.is_ascii_lowercase() || !first.is_ascii()) {
+        return Err(Error::failed_to_parse(format!("'{name}' starts with an invalid character for a user variable name")));
+    }
+    for c in name.chars().skip(1) {
+        if !(c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii()) {
+            return Err(Error::failed_to_parse(format!("'{name}' contains an invalid character for a variable name: '{c}'")));
+        }
+    }
+    Ok(())
+}
+
+/// An integer stage argument as the server's `parseIntegerElementToLong` reads it (`$limit`,
+/// `$skip`): the reason text on failure.
+pub(crate) fn integer_arg(name: &str, v: &Bson) -> std::result::Result<i64, String> {
+    let elem = show_elem(name, v);
+    match v {
+        Bson::Int32(i) => Ok(*i as i64),
+        Bson::Int64(i) => Ok(*i),
+        Bson::Double(f) => {
+            if f.is_nan() {
+                Err(format!("Expected an integer, but found NaN in: {elem}"))
+            } else if *f >= 9.223_372_036_854_775_808e18 || *f < -9.223_372_036_854_775_808e18 {
+                Err(format!("Cannot represent as a 64-bit integer: {elem}"))
+            } else if f.fract() != 0.0 {
+                Err(format!("Expected an integer: {elem}"))
+            } else {
+                Ok(*f as i64)
+            }
+        }
+        Bson::Decimal128(_) => {
+            let n = crate::value::Number::from_bson(v).ok_or_else(|| format!("Expected a number in: {elem}"))?;
+            if n.is_nan() {
+                return Err(format!("Expected an integer, but found NaN in: {elem}"));
+            }
+            match n.to_exact_i64() {
+                Some(i) => Ok(i),
+                None => {
+                    let f = n.to_f64();
+                    if f.fract() != 0.0 && f.abs() < 9.2e18 {
+                        Err(format!("Expected an integer: {elem}"))
+                    } else {
+                        Err(format!("Cannot represent as a 64-bit integer: {elem}"))
+                    }
+                }
+            }
+        }
+        _ => Err(format!("Expected a number in: {elem}")),
+    }
+}
+
+/// `Error` with a kind and message, for brevity in stage parsers.
+pub(crate) fn err(code: i32, msg: impl Into<String>) -> Error {
+    Error::code(code, msg)
+}
+
+/// The server's `FailedToParse` with a message.
+pub(crate) fn parse_err(msg: impl Into<String>) -> Error {
+    Error::new(ErrorKind::FailedToParse, msg)
+}
+
+/// Prefixes an error's message the way the server's `addContext` does.
+pub(crate) fn with_context(mut e: Error, context: &str) -> Error {
+    e.message = format!("{context} :: caused by :: {}", e.message);
+    e
+}
+
+/// A value as the server's `Value::toString` prints it (`{a: 1, b: "x"}`, `[1, 2]`, `MISSING`).
+pub(crate) fn show_value(v: Option<&Bson>) -> String {
+    fn write(v: &Bson, s: &mut String) {
+        match v {
+            Bson::Document(d) => {
+                s.push('{');
+                for (i, (k, x)) in d.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    s.push_str(k);
+                    s.push_str(": ");
+                    write(x, s);
+                }
+                s.push('}');
+            }
+            Bson::Array(a) => {
+                s.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    write(x, s);
+                }
+                s.push(']');
+            }
+            other => s.push_str(&show(other)),
+        }
+    }
+    match v {
+        None => "MISSING".into(),
+        Some(v) => {
+            let mut s = String::new();
+            write(v, &mut s);
+            s
+        }
+    }
+}
