@@ -94,6 +94,24 @@ impl Simple {
     }
 }
 
+/// Parses a named-argument object: each known name's value as an expression (in `scope`), any
+/// other name reported by `unknown`.
+pub fn named<const N: usize>(
+    d: &Document,
+    names: [&str; N],
+    scope: &VarScope,
+    unknown: impl Fn(&str) -> Error,
+) -> Result<[Option<Expr>; N]> {
+    let mut out: [Option<Expr>; N] = std::array::from_fn(|_| None);
+    for (k, v) in d {
+        match names.iter().position(|n| n == k) {
+            Some(i) => out[i] = Some(Expr::parse(v, scope)?),
+            None => return Err(unknown(k)),
+        }
+    }
+    Ok(out)
+}
+
 /// The server's `BSONObj::toString()` of a document: `{ a: 1, b: "x" }`.
 pub fn display_doc(d: &Document) -> String {
     let mut s = String::new();

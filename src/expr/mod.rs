@@ -400,6 +400,14 @@ impl Expr {
     }
 }
 
+/// Evaluates an optional argument.
+pub(crate) fn eval_opt<'a>(e: &'a Option<Expr>, ctx: &Ctx<'a>) -> Result<Option<Val<'a>>> {
+    match e {
+        Some(e) => Ok(Some(e.eval_val(ctx)?)),
+        None => Ok(None),
+    }
+}
+
 /// [`truthy`] over a [`Val`].
 pub(crate) fn val_truthy(v: &Val) -> bool {
     match v {

@@ -4,6 +4,7 @@ use bson::{Bson, DateTime};
 
 use super::{add_units, as_date, tz_arg, unit_arg};
 use crate::error::{Error, Result};
+use crate::expr::args::named;
 use crate::expr::{Ctx, Expr, Op, VarScope};
 use crate::value::Number;
 
@@ -21,10 +22,7 @@ impl Op for DateAdd {
         let start = self.start.eval_val(ctx)?;
         let unit = self.unit.eval_val(ctx)?;
         let amount = self.amount.eval_val(ctx)?;
-        let tzv = match &self.timezone {
-            Some(t) => Some(t.eval_val(ctx)?),
-            None => None,
-        };
+        let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
         if start.is_nullish() || unit.is_nullish() || amount.is_nullish() {
             return Ok(Some(Bson::Null));
         }
@@ -52,17 +50,9 @@ pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
     let Bson::Document(d) = arg else {
         return Err(Error::code(5166400, format!("{name} expects an object as its argument")));
     };
-    let (mut start, mut unit, mut amount, mut timezone) = (None, None, None, None);
-    for (k, v) in d {
-        let e = Some(Expr::parse(v, scope)?);
-        match k.as_str() {
-            "startDate" => start = e,
-            "unit" => unit = e,
-            "amount" => amount = e,
-            "timezone" => timezone = e,
-            _ => return Err(Error::code(5166401, format!("Unrecognized argument to {name}: {k}"))),
-        }
-    }
+    let [start, unit, amount, timezone] = named(d, ["startDate", "unit", "amount", "timezone"], scope, |k| {
+        Error::code(5166401, format!("Unrecognized argument to {name}: {k}"))
+    })?;
     let (Some(start), Some(unit), Some(amount)) = (start, unit, amount) else {
         return Err(Error::code(5166402, format!("{name} requires startDate, unit, and amount to be present")));
     };

@@ -5,6 +5,7 @@ use bson::Bson;
 
 use super::{as_date, iso_dow_of_days, start_of_week_arg, tz_arg, unit_arg, Parts, Unit, MS_PER_DAY};
 use crate::error::{Error, Result};
+use crate::expr::args::named;
 use crate::expr::{Ctx, Expr, Op, VarScope};
 
 #[derive(Debug)]
@@ -27,14 +28,8 @@ impl Op for DateDiff {
         let start = self.start.eval_val(ctx)?;
         let end = self.end.eval_val(ctx)?;
         let unit = self.unit.eval_val(ctx)?;
-        let tzv = match &self.timezone {
-            Some(t) => Some(t.eval_val(ctx)?),
-            None => None,
-        };
-        let sowv = match &self.start_of_week {
-            Some(s) => Some(s.eval_val(ctx)?),
-            None => None,
-        };
+        let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
+        let sowv = crate::expr::eval_opt(&self.start_of_week, ctx)?;
         if start.is_nullish() || end.is_nullish() || unit.is_nullish() {
             return Ok(Some(Bson::Null));
         }
@@ -77,18 +72,9 @@ pub fn parse(_: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
     let Bson::Document(d) = arg else {
         return Err(Error::code(5166300, "$dateDiff only supports an object as its argument"));
     };
-    let (mut start, mut end, mut unit, mut timezone, mut sow) = (None, None, None, None, None);
-    for (k, v) in d {
-        let e = Some(Expr::parse(v, scope)?);
-        match k.as_str() {
-            "startDate" => start = e,
-            "endDate" => end = e,
-            "unit" => unit = e,
-            "timezone" => timezone = e,
-            "startOfWeek" => sow = e,
-            _ => return Err(Error::code(5166301, format!("Unrecognized argument to $dateDiff: {k}"))),
-        }
-    }
+    let [start, end, unit, timezone, sow] = named(d, ["startDate", "endDate", "unit", "timezone", "startOfWeek"], scope, |k| {
+        Error::code(5166301, format!("Unrecognized argument to $dateDiff: {k}"))
+    })?;
     let start = start.ok_or_else(|| Error::code(5166302, "Missing 'startDate' parameter to $dateDiff"))?;
     let end = end.ok_or_else(|| Error::code(5166303, "Missing 'endDate' parameter to $dateDiff"))?;
     let unit = unit.ok_or_else(|| Error::code(5166304, "Missing 'unit' parameter to $dateDiff"))?;

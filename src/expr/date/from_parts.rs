@@ -55,10 +55,7 @@ impl Op for DateFromParts {
                 vals[i] = x;
             }
         }
-        let tzv = match &self.timezone {
-            Some(t) => Some(t.eval_val(ctx)?),
-            None => None,
-        };
+        let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
         let Some(tz) = tz_arg(tzv.as_ref())? else { return Ok(Some(Bson::Null)) };
         let local = if self.iso {
             let days = iso_year_start(vals[7]) + (vals[8] - 1) * 7 + (vals[9] - 1);

@@ -5,7 +5,7 @@ use bson::{Bson, DateTime};
 
 use super::{days_from_civil, iso_year_start, local_from_fields, tz_arg, Tz, MS_PER_DAY};
 use crate::error::{Error, ErrorKind, Result};
-use crate::expr::args::display_val;
+use crate::expr::args::{display_val, named};
 use crate::expr::{Ctx, Expr, Op, VarScope};
 
 fn fail(s: &str, why: &str) -> Error {
@@ -221,31 +221,11 @@ struct DateFromString {
 
 impl Op for DateFromString {
     fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
-        let tzv = match &self.timezone {
-            Some(t) => Some(t.eval_val(ctx)?),
-            None => None,
-        };
+        let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
         let Some(tz) = super::tz_arg(tzv.as_ref())? else { return Ok(Some(Bson::Null)) };
-        let format = match &self.format {
-            Some(f) => {
-                let v = f.eval_val(ctx)?;
-                if v.is_nullish() {
-                    return Ok(Some(Bson::Null));
-                }
-                match v.as_bson() {
-                    Some(Bson::String(s)) => {
-                        super::to_string::validate_format(s)?;
-                        Some(s.clone())
-                    }
-                    _ => {
-                        return Err(Error::code(
-                            40684,
-                            format!("$dateFromString requires that 'format' be a string, found: {} with value {}", v.type_name(), display_val(&v)),
-                        ))
-                    }
-                }
-            }
-            None => None,
+        let formatv = crate::expr::eval_opt(&self.format, ctx)?;
+        let Some(format) = super::to_string::format_arg("$dateFromString", 40684, formatv.as_ref())? else {
+            return Ok(Some(Bson::Null));
         };
         let ds = self.date_string.eval_val(ctx)?;
         if ds.is_nullish() {
@@ -279,18 +259,10 @@ pub fn parse_op(_: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
             format!("$dateFromString only supports an object as an argument, found: {}", crate::value::types::type_name(arg)),
         ));
     };
-    let (mut date_string, mut format, mut timezone, mut on_error, mut on_null) = (None, None, None, None, None);
-    for (k, v) in d {
-        let e = Some(Expr::parse(v, scope)?);
-        match k.as_str() {
-            "dateString" => date_string = e,
-            "format" => format = e,
-            "timezone" => timezone = e,
-            "onError" => on_error = e,
-            "onNull" => on_null = e,
-            _ => return Err(Error::code(40541, format!("Unrecognized argument to $dateFromString: {k}"))),
-        }
-    }
+    let [date_string, format, timezone, on_error, on_null] =
+        named(d, ["dateString", "format", "timezone", "onError", "onNull"], scope, |k| {
+            Error::code(40541, format!("Unrecognized argument to $dateFromString: {k}"))
+        })?;
     let date_string = date_string.ok_or_else(|| Error::code(40542, "Missing 'dateString' parameter to $dateFromString"))?;
     let _ = tz_arg;
     Ok(Expr::op(DateFromString { date_string, format, timezone, on_error, on_null }))

@@ -19,10 +19,7 @@ struct Accessor {
 impl Op for Accessor {
     fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
         let date = self.date.eval_val(ctx)?;
-        let tzv = match &self.timezone {
-            Some(t) => Some(t.eval_val(ctx)?),
-            None => None,
-        };
+        let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
         if date.is_nullish() {
             return Ok(Some(Bson::Null));
         }

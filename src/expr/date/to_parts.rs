@@ -4,6 +4,7 @@ use bson::{Bson, Document};
 
 use super::{date_arg, tz_arg, Parts};
 use crate::error::{Error, Result};
+use crate::expr::args::named;
 use crate::expr::{Ctx, Expr, Op, VarScope};
 
 #[derive(Debug)]
@@ -16,10 +17,7 @@ struct DateToParts {
 impl Op for DateToParts {
     fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
         let date = self.date.eval_val(ctx)?;
-        let tzv = match &self.timezone {
-            Some(t) => Some(t.eval_val(ctx)?),
-            None => None,
-        };
+        let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
         let Some(tz) = tz_arg(tzv.as_ref())? else { return Ok(Some(Bson::Null)) };
         let iso = match &self.iso {
             Some(e) => {
@@ -60,15 +58,9 @@ pub fn parse(_: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
     let Bson::Document(d) = arg else {
         return Err(Error::code(40524, "$dateToParts only supports an object as its argument"));
     };
-    let (mut date, mut timezone, mut iso) = (None, None, None);
-    for (k, v) in d {
-        match k.as_str() {
-            "date" => date = Some(Expr::parse(v, scope)?),
-            "timezone" => timezone = Some(Expr::parse(v, scope)?),
-            "iso8601" => iso = Some(Expr::parse(v, scope)?),
-            _ => return Err(Error::code(40520, format!("Unrecognized argument to $dateToParts: {k}"))),
-        }
-    }
+    let [date, timezone, iso] = named(d, ["date", "timezone", "iso8601"], scope, |k| {
+        Error::code(40520, format!("Unrecognized argument to $dateToParts: {k}"))
+    })?;
     let date = date.ok_or_else(|| Error::code(40522, "Missing 'date' parameter to $dateToParts"))?;
     Ok(Expr::op(DateToParts { date, timezone, iso }))
 }

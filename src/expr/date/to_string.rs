@@ -5,7 +5,7 @@ use bson::Bson;
 use super::{date_arg, month_name, tz_arg, year4, Parts, Tz};
 use crate::error::{Error, Result};
 use crate::expr::args::display_val;
-use crate::expr::{Ctx, Expr, Op, VarScope};
+use crate::expr::{Ctx, Expr, Op, Val, VarScope};
 
 /// The default format (`format` omitted), as the server's `kIsoFormatStringZ` / with offset.
 const DEFAULT_UTC: &str = "%Y-%m-%dT%H:%M:%S.%LZ";
@@ -70,6 +70,25 @@ pub(crate) fn format_date(fmt: &str, utc_ms: i64, tz: &Tz) -> Result<String> {
     Ok(out)
 }
 
+/// The `format` argument of `$dateToString`/`$dateFromString`: `Ok(None)` when it is null
+/// (the operator returns null), `Ok(Some(None))` when absent.
+pub(crate) fn format_arg(op: &str, code: i32, v: Option<&Val>) -> Result<Option<Option<String>>> {
+    let Some(v) = v else { return Ok(Some(None)) };
+    if v.is_nullish() {
+        return Ok(None);
+    }
+    match v.as_bson() {
+        Some(Bson::String(s)) => {
+            validate_format(s)?;
+            Ok(Some(Some(s.clone())))
+        }
+        _ => Err(Error::code(
+            code,
+            format!("{op} requires that 'format' be a string, found: {} with value {}", v.type_name(), display_val(v)),
+        )),
+    }
+}
+
 #[derive(Debug)]
 struct DateToString {
     date: Expr,
@@ -81,31 +100,9 @@ struct DateToString {
 impl Op for DateToString {
     fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
         let date = self.date.eval_val(ctx)?;
-        let format = match &self.format {
-            Some(f) => {
-                let v = f.eval_val(ctx)?;
-                if v.is_nullish() {
-                    return Ok(Some(Bson::Null));
-                }
-                match v.as_bson() {
-                    Some(Bson::String(s)) => {
-                        validate_format(s)?;
-                        Some(s.clone())
-                    }
-                    _ => {
-                        return Err(Error::code(
-                            18533,
-                            format!("$dateToString requires that 'format' be a string, found: {} with value {}", v.type_name(), display_val(&v)),
-                        ))
-                    }
-                }
-            }
-            None => None,
-        };
-        let tzv = match &self.timezone {
-            Some(t) => Some(t.eval_val(ctx)?),
-            None => None,
-        };
+        let formatv = crate::expr::eval_opt(&self.format, ctx)?;
+        let Some(format) = format_arg("$dateToString", 18533, formatv.as_ref())? else { return Ok(Some(Bson::Null)) };
+        let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
         let Some(tz) = tz_arg(tzv.as_ref())? else { return Ok(Some(Bson::Null)) };
         if date.is_nullish() {
             return match &self.on_null {

@@ -5,7 +5,7 @@ use bson::{Bson, DateTime};
 
 use super::{as_date, days_from_civil, iso_dow_of_days, start_of_week_arg, tz_arg, unit_arg, Parts, Unit, MS_PER_DAY};
 use crate::error::{Error, Result};
-use crate::expr::args::display_val;
+use crate::expr::args::{display_val, named};
 use crate::expr::{Ctx, Expr, Op, VarScope};
 use crate::value::Number;
 
@@ -22,18 +22,9 @@ impl Op for DateTrunc {
     fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
         let date = self.date.eval_val(ctx)?;
         let unit = self.unit.eval_val(ctx)?;
-        let bin = match &self.bin_size {
-            Some(b) => Some(b.eval_val(ctx)?),
-            None => None,
-        };
-        let tzv = match &self.timezone {
-            Some(t) => Some(t.eval_val(ctx)?),
-            None => None,
-        };
-        let sowv = match &self.start_of_week {
-            Some(s) => Some(s.eval_val(ctx)?),
-            None => None,
-        };
+        let bin = crate::expr::eval_opt(&self.bin_size, ctx)?;
+        let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
+        let sowv = crate::expr::eval_opt(&self.start_of_week, ctx)?;
         if date.is_nullish() || unit.is_nullish() || bin.as_ref().is_some_and(|b| b.is_nullish()) {
             return Ok(Some(Bson::Null));
         }
@@ -107,18 +98,9 @@ pub fn parse(_: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
     let Bson::Document(d) = arg else {
         return Err(Error::code(5439007, "$dateTrunc only supports an object as its argument"));
     };
-    let (mut date, mut unit, mut bin, mut timezone, mut sow) = (None, None, None, None, None);
-    for (k, v) in d {
-        let e = Some(Expr::parse(v, scope)?);
-        match k.as_str() {
-            "date" => date = e,
-            "unit" => unit = e,
-            "binSize" => bin = e,
-            "timezone" => timezone = e,
-            "startOfWeek" => sow = e,
-            _ => return Err(Error::code(5439008, format!("Unrecognized argument to $dateTrunc: {k}"))),
-        }
-    }
+    let [date, unit, bin, timezone, sow] = named(d, ["date", "unit", "binSize", "timezone", "startOfWeek"], scope, |k| {
+        Error::code(5439008, format!("Unrecognized argument to $dateTrunc: {k}"))
+    })?;
     let date = date.ok_or_else(|| Error::code(5439009, "Missing 'date' parameter to $dateTrunc"))?;
     let unit = unit.ok_or_else(|| Error::code(5439010, "Missing 'unit' parameter to $dateTrunc"))?;
     Ok(Expr::op(DateTrunc { date, unit, bin_size: bin, timezone, start_of_week: sow }))

@@ -5,6 +5,7 @@ use bson::{Bson, Document};
 use fancy_regex::Regex;
 
 use crate::error::{Error, Result};
+use crate::expr::args::named;
 use crate::expr::{Ctx, Expr, Op, Val, VarScope};
 
 #[derive(Debug)]
@@ -163,15 +164,8 @@ pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
             format!("{name} expects an object of named arguments but found: {}", crate::value::types::type_name(arg)),
         ));
     };
-    let (mut input, mut regex, mut options) = (None, None, None);
-    for (k, v) in d {
-        match k.as_str() {
-            "input" => input = Some(Expr::parse(v, scope)?),
-            "regex" => regex = Some(Expr::parse(v, scope)?),
-            "options" => options = Some(Expr::parse(v, scope)?),
-            _ => return Err(Error::code(31024, format!("{name} found an unknown argument: {k}"))),
-        }
-    }
+    let [input, regex, options] =
+        named(d, ["input", "regex", "options"], scope, |k| Error::code(31024, format!("{name} found an unknown argument: {k}")))?;
     let input = input.ok_or_else(|| Error::code(31022, format!("{name} requires 'input' parameter")))?;
     let regex = regex.ok_or_else(|| Error::code(31023, format!("{name} requires 'regex' parameter")))?;
     let constant = regex.is_constant() && options.as_ref().is_none_or(|o| o.is_constant());

@@ -3,7 +3,7 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::expr::args::display_val;
+use crate::expr::args::{display_val, named};
 use crate::expr::{Ctx, Expr, Op, VarScope};
 
 #[derive(Debug)]
@@ -46,15 +46,8 @@ pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
             format!("{name} requires an object as an argument, found: {}", crate::value::types::type_name(arg)),
         ));
     };
-    let (mut input, mut find, mut replacement) = (None, None, None);
-    for (k, v) in d {
-        match k.as_str() {
-            "input" => input = Some(Expr::parse(v, scope)?),
-            "find" => find = Some(Expr::parse(v, scope)?),
-            "replacement" => replacement = Some(Expr::parse(v, scope)?),
-            _ => return Err(Error::code(51750, format!("{name} found an unknown argument: {k}"))),
-        }
-    }
+    let [input, find, replacement] =
+        named(d, ["input", "find", "replacement"], scope, |k| Error::code(51750, format!("{name} found an unknown argument: {k}")))?;
     let input = input.ok_or_else(|| Error::code(51749, format!("{name} requires 'input' to be specified")))?;
     let find = find.ok_or_else(|| Error::code(51748, format!("{name} requires 'find' to be specified")))?;
     let replacement = replacement.ok_or_else(|| Error::code(51747, format!("{name} requires 'replacement' to be specified")))?;

@@ -3,7 +3,7 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::expr::args::display_val;
+use crate::expr::args::{display_val, named};
 use crate::expr::{Ctx, Expr, Op, VarScope};
 
 /// The server's default trim set: NUL, ASCII whitespace and the Unicode spaces.
@@ -71,14 +71,7 @@ pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
             format!("{name} only supports an object as an argument, found: {}", crate::value::types::type_name(arg)),
         ));
     };
-    let (mut input, mut chars) = (None, None);
-    for (k, v) in d {
-        match k.as_str() {
-            "input" => input = Some(Expr::parse(v, scope)?),
-            "chars" => chars = Some(Expr::parse(v, scope)?),
-            _ => return Err(Error::code(50694, format!("{name} found an unknown argument: {k}"))),
-        }
-    }
+    let [input, chars] = named(d, ["input", "chars"], scope, |k| Error::code(50694, format!("{name} found an unknown argument: {k}")))?;
     let input = input.ok_or_else(|| Error::code(50695, format!("{name} requires an 'input' field")))?;
     Ok(Expr::op(Trim { name, input, chars }))
 }

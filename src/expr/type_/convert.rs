@@ -8,7 +8,7 @@ use bson::{Binary, Bson, DateTime};
 use decmathlib_rs::d128::{d128, StatusFlags};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::expr::args::{display_val, Simple};
+use crate::expr::args::{display_val, named, Simple};
 use crate::expr::{truthy, Ctx, Expr, Op, Val, VarScope};
 use crate::value::types::{number_for_alias, type_name};
 use crate::value::Number;
@@ -471,19 +471,10 @@ pub fn parse(_: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
             type_name(arg)
         )));
     };
-    let (mut input, mut to, mut format, mut on_error, mut on_null) = (None, None, None, None, None);
-    for (k, v) in d {
-        let e = Some(Expr::parse(v, scope)?);
-        match k.as_str() {
-            "input" => input = e,
-            "to" => to = e,
-            "format" => format = e,
-            "onError" => on_error = e,
-            "onNull" => on_null = e,
-            "byteOrder" => {}
-            _ => return Err(Error::failed_to_parse(format!("$convert found an unknown argument: {k}"))),
-        }
-    }
+    let [input, to, format, on_error, on_null, _byte_order] =
+        named(d, ["input", "to", "format", "onError", "onNull", "byteOrder"], scope, |k| {
+            Error::failed_to_parse(format!("$convert found an unknown argument: {k}"))
+        })?;
     let input = input.ok_or_else(|| Error::failed_to_parse("Missing 'input' parameter to $convert"))?;
     let to = to.ok_or_else(|| Error::failed_to_parse("Missing 'to' parameter to $convert"))?;
     Ok(Expr::op(Convert { input, to, format, on_error, on_null }))
