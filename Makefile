@@ -2,9 +2,14 @@
 SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: serve test script dist bench test-engine
+.PHONY: setup serve test script dist bench test-engine
 
-test: test-engine
+# Installs whatever is missing (wasm32 target, trunk, wasm-bindgen-cli, Chromium, npm packages);
+# quick when everything is present.
+setup:
+	@SETUP_QUIET=1 bash tools/setup.sh
+
+test: setup test-engine
 
 test-engine:
 	cargo test --release --all-targets
