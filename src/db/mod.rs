@@ -1,40 +1,313 @@
-//! Databases and collections in memory, CRUD and the server's command protocol. STUB: the
-//! engine-core issue replaces this body; keep the signatures of `Database`.
+//! Databases and collections in memory, CRUD and the server's command protocol.
+//!
+//! [`Database`] is the whole in-memory server: named databases (`test` unless a command carries
+//! `$db`) holding [`Collection`]s. [`Database::run_command`] takes a command document and returns
+//! the server's reply document; the commands live in `commands/`, one file per command family,
+//! with one registry that also produces `no such command`.
+//!
+//! Every write records a [`WriteReport`] per document (paths changed, BSON sizes before and after)
+//! for the UI: see [`Database::last_write_report`].
 
-use bson::Document;
+mod args;
+mod collection;
+mod commands;
+pub mod format;
+pub mod index;
+mod exec;
+mod projection;
+mod report;
+mod snapshot;
+mod validate;
 
-use crate::env::Cost;
+use std::collections::BTreeMap;
+
+use bson::{oid::ObjectId, Document};
+
+use crate::aggregate::Catalog;
+use crate::env::{Cost, Env};
 use crate::error::{Error, ErrorKind, Result};
 
-/// One in-memory database.
-#[derive(Debug, Default, Clone)]
-pub struct Database {}
+pub use collection::{Collection, Record};
+pub use report::{WriteOp, WriteReport};
+pub use validate::MAX_USER_SIZE;
+
+/// The database a command runs against when it carries no `$db`.
+pub const DEFAULT_DB: &str = "test";
+
+/// One in-memory server: databases by name, each a set of collections.
+#[derive(Debug, Clone)]
+pub struct Database {
+    dbs: BTreeMap<String, Db>,
+    clock: Clock,
+    ids: IdGen,
+    last_cost: Cost,
+    reports: Vec<WriteReport>,
+}
+
+/// The collections of one database, by name.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Db {
+    pub collections: BTreeMap<String, Collection>,
+}
+
+/// Where `$$NOW`, ObjectId timestamps and `Timestamp(0, 0)` replacements get the time from.
+#[derive(Debug, Clone, Copy)]
+enum Clock {
+    /// The system clock (native targets).
+    System,
+    /// A fixed instant (tests, lessons, and wasm until the bindings set a clock).
+    Fixed(i64),
+    /// A function returning milliseconds since the epoch (the bindings pass `Date.now`).
+    Func(fn() -> i64),
+}
+
+/// The generator of ObjectIds and collection UUIDs: a seeded xorshift for the random parts and
+/// the driver's 3-byte counter.
+#[derive(Debug, Clone)]
+struct IdGen {
+    state: u64,
+    process: [u8; 5],
+    counter: u32,
+    ts_increment: u32,
+}
+
+impl IdGen {
+    fn new(seed: u64) -> IdGen {
+        let mut g = IdGen { state: seed.max(1), process: [0; 5], counter: 0, ts_increment: 0 };
+        let r = g.next_u64();
+        g.process.copy_from_slice(&r.to_le_bytes()[..5]);
+        g.counter = (g.next_u64() & 0x00ff_ffff) as u32;
+        g
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn object_id(&mut self, secs: u32) -> ObjectId {
+        let mut b = [0u8; 12];
+        b[..4].copy_from_slice(&secs.to_be_bytes());
+        b[4..9].copy_from_slice(&self.process);
+        self.counter = (self.counter + 1) & 0x00ff_ffff;
+        b[9..].copy_from_slice(&self.counter.to_be_bytes()[1..]);
+        ObjectId::from_bytes(b)
+    }
+
+    fn uuid(&mut self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&self.next_u64().to_le_bytes());
+        b[8..].copy_from_slice(&self.next_u64().to_le_bytes());
+        b[6] = (b[6] & 0x0f) | 0x40;
+        b[8] = (b[8] & 0x3f) | 0x80;
+        b
+    }
+}
+
+impl Default for Database {
+    fn default() -> Database {
+        Database::new()
+    }
+}
 
 impl Database {
     pub fn new() -> Database {
-        Database::default()
+        let clock = if cfg!(target_arch = "wasm32") { Clock::Fixed(1_704_067_200_000) } else { Clock::System };
+        let mut d = Database { dbs: BTreeMap::new(), clock, ids: IdGen::new(1), last_cost: Cost::default(), reports: Vec::new() };
+        d.ids = IdGen::new(0x5EED ^ d.now_millis() as u64);
+        d
     }
 
-    /// Runs one server command (`{ insert: "c", documents: [..] }`, `{ find: "c", filter }`, ...)
+    /// Fixes the clock at `millis` since the epoch (tests and reproducible lessons).
+    pub fn set_fixed_time(&mut self, millis: i64) {
+        self.clock = Clock::Fixed(millis);
+    }
+
+    /// Reads the time from `now` (milliseconds since the epoch), e.g. `Date.now` in the browser.
+    pub fn set_clock(&mut self, now: fn() -> i64) {
+        self.clock = Clock::Func(now);
+    }
+
+    /// Seeds the random parts of generated ObjectIds and UUIDs (reproducible lessons and tests).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.ids = IdGen::new(seed);
+    }
+
+    fn now_millis(&self) -> i64 {
+        match self.clock {
+            Clock::Fixed(m) => m,
+            Clock::Func(f) => f(),
+            Clock::System => system_millis(),
+        }
+    }
+
+    /// A new ObjectId (time from the database clock).
+    pub fn new_object_id(&mut self) -> ObjectId {
+        let secs = (self.now_millis().div_euclid(1000)).clamp(0, u32::MAX as i64) as u32;
+        self.ids.object_id(secs)
+    }
+
+    fn new_uuid(&mut self) -> [u8; 16] {
+        self.ids.uuid()
+    }
+
+    /// The next cluster-time-like timestamp (top-level `Timestamp(0, 0)` in inserts).
+    fn next_timestamp(&mut self) -> bson::Timestamp {
+        let secs = (self.now_millis().div_euclid(1000)).clamp(0, u32::MAX as i64) as u32;
+        self.ids.ts_increment += 1;
+        bson::Timestamp { time: secs, increment: self.ids.ts_increment }
+    }
+
+    /// Runs one server command (`{ insert: "c", documents: [..] }`, `{ find: "c", filter: {..} }`, ...)
     /// and returns the server's reply document: `{ ..., ok: 1 }` or
     /// `{ ok: 0, errmsg, code, codeName }`. Never panics on user input.
     pub fn run_command(&mut self, cmd: &Document) -> Document {
-        let name = cmd.keys().next().cloned().unwrap_or_default();
-        Error::new(ErrorKind::CommandNotFound, format!("no such command: '{name}'")).to_reply()
+        self.reports.clear();
+        let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
+        let reply = commands::dispatch(self, cmd, env);
+        match reply {
+            Ok((mut doc, cost)) => {
+                self.last_cost = cost;
+                doc.insert("ok", 1.0);
+                doc
+            }
+            Err((e, cost)) => {
+                self.last_cost = cost;
+                e.to_reply()
+            }
+        }
     }
 
     /// The cost counters of the last command.
     pub fn last_cost(&self) -> Cost {
-        Cost::default()
+        self.last_cost.clone()
+    }
+
+    /// What the last command wrote: one entry per document inserted, updated, replaced or
+    /// deleted, in the order the writes happened.
+    pub fn last_write_report(&self) -> &[WriteReport] {
+        &self.reports
     }
 
     /// The whole database as bytes (collections, options, indexes, documents in natural order).
     pub fn snapshot(&self) -> Vec<u8> {
-        Vec::new()
+        snapshot::write(self)
     }
 
     /// Rebuilds a database from [`Database::snapshot`] bytes.
-    pub fn restore(_bytes: &[u8]) -> Result<Database> {
-        Ok(Database::new())
+    pub fn restore(bytes: &[u8]) -> Result<Database> {
+        snapshot::read(bytes)
     }
+
+    /// The names of the databases that hold at least one collection.
+    pub fn database_names(&self) -> Vec<String> {
+        self.dbs.iter().filter(|(_, d)| !d.collections.is_empty()).map(|(n, _)| n.clone()).collect()
+    }
+
+    /// A collection, if it exists.
+    pub fn collection(&self, db: &str, name: &str) -> Option<&Collection> {
+        self.dbs.get(db)?.collections.get(name)
+    }
+
+    /// The collection names of a database, sorted.
+    pub fn collection_names(&self, db: &str) -> Vec<String> {
+        self.dbs.get(db).map(|d| d.collections.keys().cloned().collect()).unwrap_or_default()
+    }
+
+    pub(crate) fn collection_mut(&mut self, db: &str, name: &str) -> Option<&mut Collection> {
+        self.dbs.get_mut(db)?.collections.get_mut(name)
+    }
+
+    /// The collection, created (implicitly, as a write does) when missing.
+    pub(crate) fn collection_or_create(&mut self, db: &str, name: &str) -> Result<&mut Collection> {
+        if self.collection(db, name).is_none() {
+            self.create_collection(db, name, Document::new())?;
+        }
+        self.collection_mut(db, name).ok_or_else(|| Error::new(ErrorKind::InternalError, "collection vanished"))
+    }
+
+    /// Creates a collection (the caller checked that it does not exist).
+    pub(crate) fn create_collection(&mut self, db: &str, name: &str, options: Document) -> Result<()> {
+        let c = self.make_collection(db, name, options)?;
+        self.insert_collection(db, c);
+        Ok(())
+    }
+
+    /// A new empty collection, not yet in the catalog (validates the name).
+    pub(crate) fn make_collection(&mut self, db: &str, name: &str, options: Document) -> Result<Collection> {
+        validate_collection_name(db, name)?;
+        let uuid = self.new_uuid();
+        Ok(Collection::new(db, name, options, uuid))
+    }
+
+    /// Puts a collection into the catalog (replacing one of the same name).
+    pub(crate) fn insert_collection(&mut self, db: &str, c: Collection) {
+        self.dbs.entry(db.to_string()).or_default().collections.insert(c.name.clone(), c);
+    }
+
+    pub(crate) fn drop_collection(&mut self, db: &str, name: &str) -> Option<Collection> {
+        self.dbs.get_mut(db)?.collections.remove(name)
+    }
+
+    pub(crate) fn drop_database(&mut self, db: &str) {
+        self.dbs.remove(db);
+    }
+
+    pub(crate) fn db(&self, db: &str) -> Option<&Db> {
+        self.dbs.get(db)
+    }
+
+    pub(crate) fn report(&mut self, r: WriteReport) {
+        self.reports.push(r);
+    }
+
+    /// The catalog a pipeline of database `db` reads other collections through.
+    pub(crate) fn catalog<'a>(&'a self, db: &str) -> DbCatalog<'a> {
+        DbCatalog { db: self.dbs.get(db) }
+    }
+}
+
+/// Collections of one database, as `$lookup`/`$unionWith`/`$graphLookup` read them.
+pub(crate) struct DbCatalog<'a> {
+    db: Option<&'a Db>,
+}
+
+impl Catalog for DbCatalog<'_> {
+    fn documents(&self, collection: &str) -> Vec<Document> {
+        self.db
+            .and_then(|d| d.collections.get(collection))
+            .map(|c| c.iter().map(|(_, r)| r.doc.clone()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The server's rules for collection names a user may create.
+fn validate_collection_name(db: &str, name: &str) -> Result<()> {
+    if name.is_empty() {
+        return Err(Error::new(ErrorKind::InvalidNamespace, format!("Invalid namespace specified '{db}.'")));
+    }
+    if name.contains('$') || name.contains('\0') || name.starts_with('.') {
+        return Err(Error::new(ErrorKind::InvalidNamespace, format!("Invalid collection name: {name}")));
+    }
+    if name.starts_with("system.") {
+        return Err(Error::new(ErrorKind::InvalidNamespace, format!("Invalid system namespace: {db}.{name}")));
+    }
+    Ok(())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn system_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn system_millis() -> i64 {
+    1_704_067_200_000
 }

@@ -1,0 +1,265 @@
+//! One collection in memory: documents in natural (insertion) order keyed by a record id, the
+//! `_id` index (a hash map from the `_id` value to its record) and the other indexes' specs with
+//! unique-key maps. Writes check everything first and change nothing when a check fails.
+
+use std::collections::{BTreeMap, HashMap};
+
+use bson::{Bson, Document};
+
+use crate::error::Result;
+use crate::value;
+
+use super::index::{self, Index};
+
+/// A stored document and its BSON size.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub doc: Document,
+    pub size: usize,
+}
+
+/// One collection.
+#[derive(Debug, Clone)]
+pub struct Collection {
+    pub name: String,
+    /// `db.collection`, as error messages and cursors name it.
+    pub ns: String,
+    /// The options given to `create` (`timeseries`, `capped`, `validator`, ...).
+    pub options: Document,
+    /// A UUID for `listCollections` (fixed when the collection is created).
+    pub uuid: [u8; 16],
+    records: BTreeMap<u64, Record>,
+    next_rid: u64,
+    /// `hash_key(_id)` -> record id. Absent for time series collections (no `_id` index).
+    id_index: Option<HashMap<Vec<u8>, u64>>,
+    /// Every index including `_id_` (first), in creation order.
+    pub indexes: Vec<Index>,
+    data_size: usize,
+}
+
+/// How a filter selects candidates.
+pub enum Candidates {
+    /// Only these records can match (found through the `_id` index), in natural order.
+    Ids { rids: Vec<u64>, keys_examined: u64 },
+    /// Every record must be examined.
+    Scan,
+}
+
+impl Collection {
+    pub fn new(db: &str, name: &str, options: Document, uuid: [u8; 16]) -> Collection {
+        let timeseries = options.contains_key("timeseries");
+        Collection {
+            name: name.to_string(),
+            ns: format!("{db}.{name}"),
+            options,
+            uuid,
+            records: BTreeMap::new(),
+            next_rid: 1,
+            id_index: if timeseries { None } else { Some(HashMap::new()) },
+            indexes: if timeseries { Vec::new() } else { vec![Index::id_index()] },
+            data_size: 0,
+        }
+    }
+
+    pub fn is_timeseries(&self) -> bool {
+        self.options.contains_key("timeseries")
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The sum of the documents' BSON sizes.
+    pub fn data_size(&self) -> usize {
+        self.data_size
+    }
+
+    /// Documents in natural order with their record ids.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (u64, &Record)> {
+        self.records.iter().map(|(k, v)| (*k, v))
+    }
+
+    pub fn get(&self, rid: u64) -> Option<&Record> {
+        self.records.get(&rid)
+    }
+
+    /// The record whose `_id` equals `id` (through the `_id` index when there is one).
+    pub fn rid_by_id(&self, id: &Bson) -> Option<u64> {
+        match &self.id_index {
+            Some(ix) => ix.get(&value::hash_key(id)).copied(),
+            None => self.records.iter().find(|(_, r)| r.doc.get("_id").map(|v| value::equal(v, id)).unwrap_or(false)).map(|(k, _)| *k),
+        }
+    }
+
+    /// The candidates for a filter: an equality on `_id` (`{_id: v}`, `{_id: {$eq: v}}`,
+    /// `{_id: {$in: [..]}}`) goes through the `_id` index; anything else scans.
+    pub fn candidates(&self, filter: &Document) -> Candidates {
+        if self.id_index.is_none() {
+            return Candidates::Scan;
+        }
+        let Some(values) = id_equalities(filter) else { return Candidates::Scan };
+        let keys_examined = values.len() as u64;
+        let mut rids: Vec<u64> = values.iter().filter_map(|v| self.rid_by_id(v)).collect();
+        rids.sort_unstable();
+        rids.dedup();
+        Candidates::Ids { rids, keys_examined }
+    }
+
+    /// Checks that `doc` could be stored as record `rid` (a new record when `rid` is not
+    /// stored yet): `_id` and unique keys.
+    pub fn check_write(&self, doc: &Document, rid: u64) -> Result<()> {
+        if let (Some(ix), Some(id)) = (&self.id_index, doc.get("_id")) {
+            if let Some(other) = ix.get(&value::hash_key(id)) {
+                if *other != rid {
+                    let mut key = Document::new();
+                    key.insert("_id", id.clone());
+                    return Err(index::duplicate_key_error(&self.ns, index::ID_INDEX_NAME, &bson::doc! {"_id": 1}, &key));
+                }
+            }
+        }
+        for ix in self.indexes.iter().filter(|i| !i.is_id()) {
+            ix.check_unique(&self.ns, doc, rid)?;
+            if !ix.unique {
+                // Key generation errors (parallel arrays) apply to every index.
+                ix.keys_of(doc)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts a prepared document (its `_id` first) after the checks; returns its record id.
+    pub fn insert(&mut self, doc: Document) -> Result<u64> {
+        let rid = self.next_rid;
+        self.check_write(&doc, rid)?;
+        self.next_rid += 1;
+        self.index_add(&doc, rid);
+        let size = value::bson_size(&doc);
+        self.data_size += size;
+        self.records.insert(rid, Record { doc, size });
+        Ok(rid)
+    }
+
+    /// Replaces record `rid` with `doc` after the checks (the record keeps its place).
+    pub fn replace(&mut self, rid: u64, doc: Document) -> Result<()> {
+        self.check_write(&doc, rid)?;
+        let Some(old) = self.records.remove(&rid) else { return Ok(()) };
+        self.index_remove(&old.doc, rid);
+        self.data_size -= old.size;
+        self.index_add(&doc, rid);
+        let size = value::bson_size(&doc);
+        self.data_size += size;
+        self.records.insert(rid, Record { doc, size });
+        Ok(())
+    }
+
+    /// Removes record `rid`, returning its document.
+    pub fn remove(&mut self, rid: u64) -> Option<Document> {
+        let old = self.records.remove(&rid)?;
+        self.index_remove(&old.doc, rid);
+        self.data_size -= old.size;
+        Some(old.doc)
+    }
+
+    /// Removes every document (indexes stay).
+    pub fn clear(&mut self) {
+        self.records.clear();
+        if let Some(ix) = &mut self.id_index {
+            ix.clear();
+        }
+        for ix in &mut self.indexes {
+            ix.clear();
+        }
+        self.data_size = 0;
+    }
+
+    /// Adds an index over the existing documents (fails, leaving the collection as it was, on a
+    /// duplicate key of a unique index).
+    pub fn add_index(&mut self, mut index: Index) -> Result<()> {
+        for (rid, rec) in &self.records {
+            if index.unique {
+                index.check_unique(&self.ns, &rec.doc, *rid)?;
+            } else {
+                index.keys_of(&rec.doc)?;
+            }
+            index.add(&rec.doc, *rid);
+        }
+        self.indexes.push(index);
+        Ok(())
+    }
+
+    fn index_add(&mut self, doc: &Document, rid: u64) {
+        if let (Some(ix), Some(id)) = (&mut self.id_index, doc.get("_id")) {
+            ix.insert(value::hash_key(id), rid);
+        }
+        for ix in self.indexes.iter_mut().filter(|i| !i.is_id()) {
+            ix.add(doc, rid);
+        }
+    }
+
+    fn index_remove(&mut self, doc: &Document, rid: u64) {
+        if let (Some(ix), Some(id)) = (&mut self.id_index, doc.get("_id")) {
+            let k = value::hash_key(id);
+            if ix.get(&k) == Some(&rid) {
+                ix.remove(&k);
+            }
+        }
+        for ix in self.indexes.iter_mut().filter(|i| !i.is_id()) {
+            ix.remove(doc, rid);
+        }
+    }
+}
+
+/// The `_id` values a filter is restricted to by a top-level equality, if it has one the index
+/// can answer.
+fn id_equalities(filter: &Document) -> Option<Vec<Bson>> {
+    let v = filter.get("_id")?;
+    let usable = |v: &Bson| match v {
+        Bson::RegularExpression(_) | Bson::Array(_) => false,
+        Bson::Document(d) => !d.keys().any(|k| k.starts_with('$')),
+        _ => true,
+    };
+    match v {
+        Bson::Document(d) if d.keys().next().map(|k| k.starts_with('$')).unwrap_or(false) => {
+            if d.len() != 1 {
+                return None;
+            }
+            match (d.keys().next().map(String::as_str), d.values().next()) {
+                (Some("$eq"), Some(x)) if usable(x) => Some(vec![x.clone()]),
+                (Some("$in"), Some(Bson::Array(xs))) if xs.iter().all(usable) => Some(xs.clone()),
+                _ => None,
+            }
+        }
+        x if usable(x) => Some(vec![x.clone()]),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    #[test]
+    fn natural_order_and_id_index() {
+        let mut c = Collection::new("test", "c", Document::new(), [0; 16]);
+        let a = c.insert(doc! {"_id": 2, "x": 1}).unwrap();
+        let b = c.insert(doc! {"_id": 1, "x": 2}).unwrap();
+        assert!(a < b);
+        assert_eq!(c.rid_by_id(&Bson::Double(1.0)), Some(b));
+        let e = c.insert(doc! {"_id": 1i64}).unwrap_err();
+        assert_eq!(e.code_num(), 11000);
+        assert_eq!(e.message, "E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }");
+        c.replace(a, doc! {"_id": 2, "x": 10}).unwrap();
+        let ids: Vec<_> = c.iter().map(|(_, r)| r.doc.get("_id").cloned().unwrap()).collect();
+        assert_eq!(ids, vec![Bson::Int32(2), Bson::Int32(1)]);
+        assert!(matches!(c.candidates(&doc! {"_id": {"$in": [1, 2, 3]}}), Candidates::Ids { ref rids, .. } if rids.len() == 2));
+        assert!(matches!(c.candidates(&doc! {"_id": {"$gt": 1}}), Candidates::Scan));
+        c.remove(a);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c.data_size(), value::bson_size(&doc! {"_id": 1, "x": 2}));
+    }
+}

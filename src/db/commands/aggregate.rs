@@ -1,0 +1,274 @@
+//! `aggregate`: `{ aggregate: "c" | 1, pipeline, cursor, let, explain }` ->
+//! `{ cursor: { firstBatch, id: 0, ns } }`, with the writes of `$out` and `$merge`.
+
+use bson::{Bson, Document};
+
+use crate::aggregate::{OutTarget, Pipeline};
+use crate::error::{Error, ErrorKind, Result};
+use crate::value;
+
+use super::super::args::{self, Fields};
+use super::super::index::duplicate_key_error;
+use super::super::report::{WriteOp, WriteReport};
+use super::super::validate;
+use super::super::{Collection, Database};
+use super::write;
+use super::{cursor_reply, let_vars, Ctx};
+
+/// Stages that may start a collection-less (`aggregate: 1`) pipeline.
+const COLLECTIONLESS_STAGES: &[&str] =
+    &["$documents", "$currentOp", "$listLocalSessions", "$changeStream", "$queryStats", "$listSessions"];
+
+/// The target of an aggregate command.
+pub(crate) enum Target {
+    Collection(String),
+    /// `aggregate: 1`.
+    Database,
+}
+
+pub(crate) fn target(cmd: &Document, db: &str) -> Result<Target> {
+    match cmd.iter().next() {
+        Some((_, Bson::String(_))) => Ok(Target::Collection(args::collection_name(cmd, db)?)),
+        Some((_, v)) if value::Number::from_bson(v).map(|n| n.to_f64() == 1.0).unwrap_or(false) => Ok(Target::Database),
+        _ => Err(Error::failed_to_parse(
+            "Invalid command format: the 'aggregate' field must specify a collection name or 1",
+        )),
+    }
+}
+
+/// The pipeline stages of an aggregate command, each checked to be a document.
+pub(crate) fn stages(cmd: &Document) -> Result<&Vec<Bson>> {
+    let f = Fields::new(cmd, "aggregate");
+    let pipeline = f.required_array("pipeline")?;
+    for s in pipeline {
+        if !matches!(s, Bson::Document(_)) {
+            return Err(Error::type_mismatch("Each element of the 'pipeline' array must be an object"));
+        }
+    }
+    Ok(pipeline)
+}
+
+pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let target = target(cmd, &ctx.db)?;
+    let stages = stages(cmd)?;
+    let f = Fields::new(cmd, "aggregate");
+    if f.bool_or("explain", false)? {
+        return super::explain::explain_aggregate(db, ctx, cmd, "queryPlanner");
+    }
+    if f.doc("cursor")?.is_none() {
+        return Err(Error::failed_to_parse(
+            "The 'cursor' option is required, except for aggregate with the explain argument",
+        ));
+    }
+    let_vars(ctx, f.doc("let")?)?;
+    let ns = match &target {
+        Target::Collection(c) => format!("{}.{c}", ctx.db),
+        Target::Database => format!("{}.$cmd.aggregate", ctx.db),
+    };
+    let docs = run_pipeline(db, ctx, &target, stages)?;
+    Ok(cursor_reply(&ns, docs))
+}
+
+/// Parses and runs a pipeline over its target, performing `$out`/`$merge`; returns the
+/// documents the cursor returns (none after `$out`/`$merge`).
+pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, stages: &[Bson]) -> Result<Vec<Document>> {
+    if let (Target::Database, Some(Bson::Document(first))) = (target, stages.first()) {
+        let name = first.keys().next().cloned().unwrap_or_default();
+        if !COLLECTIONLESS_STAGES.contains(&name.as_str()) {
+            return Err(Error::new(
+                ErrorKind::InvalidNamespace,
+                format!("{{aggregate: 1}} is not valid for '{name}'; a collection is required."),
+            ));
+        }
+    }
+    let pipeline = Pipeline::parse(stages)?;
+    let input = match target {
+        Target::Collection(c) => match db.collection(&ctx.db, c) {
+            Some(coll) => {
+                ctx.env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
+                coll.iter().map(|(_, r)| r.doc.clone()).collect()
+            }
+            None => Vec::new(),
+        },
+        Target::Database => Vec::new(),
+    };
+    let output = {
+        let catalog = db.catalog(&ctx.db);
+        pipeline.run(input, &catalog, &ctx.env)?
+    };
+    match output.out {
+        None => {
+            ctx.env.add_returned(output.docs.len() as u64);
+            Ok(output.docs)
+        }
+        Some(OutTarget::Out { collection }) => {
+            out(db, ctx, &collection, output.docs)?;
+            Ok(Vec::new())
+        }
+        Some(OutTarget::Merge { spec }) => {
+            merge(db, ctx, &spec, output.docs)?;
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// `$out`: replaces the target's documents with the results, all or nothing. The target keeps
+/// its indexes and options.
+fn out(db: &mut Database, ctx: &mut Ctx, coll: &str, docs: Vec<Document>) -> Result<()> {
+    let dbname = ctx.db.clone();
+    let mut staged: Collection = match db.collection(&dbname, coll) {
+        Some(c) => c.clone(),
+        None => db.make_collection(&dbname, coll, Document::new())?,
+    };
+    staged.clear();
+    let mut reports = Vec::new();
+    for d in &docs {
+        let prepared = write::prepare_insert(db, d)?;
+        let size = value::bson_size(&prepared);
+        let id = prepared.get("_id").cloned().unwrap_or(Bson::Null);
+        let paths = prepared.keys().cloned().collect();
+        staged.insert(prepared)?;
+        ctx.env.add_written(size as u64);
+        reports.push(WriteReport { collection: coll.to_string(), id, before_size: None, after_size: Some(size), changed_paths: paths, op: WriteOp::Insert });
+    }
+    db.drop_collection(&dbname, coll);
+    db.insert_collection(&dbname, staged);
+    for r in reports {
+        db.report(r);
+    }
+    Ok(())
+}
+
+/// The `into` of a `$merge` spec: a collection name or `{ db, coll }`.
+fn merge_into(spec: &Document, default_db: &str) -> Result<(String, String)> {
+    match spec.get("into") {
+        Some(Bson::String(s)) => Ok((default_db.to_string(), s.clone())),
+        Some(Bson::Document(d)) => {
+            let db = d.get_str("db").unwrap_or(default_db).to_string();
+            let coll = d.get_str("coll").map_err(|_| Error::failed_to_parse("$merge 'into' requires 'coll'"))?.to_string();
+            Ok((db, coll))
+        }
+        _ => Err(Error::failed_to_parse("$merge requires 'into'")),
+    }
+}
+
+/// `$merge`: each result is matched to the target on the `on` fields and merged, replaced, kept,
+/// inserted, discarded or rejected as `whenMatched`/`whenNotMatched` say. Not atomic: documents
+/// before a failure stay written.
+fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>) -> Result<()> {
+    let (dbname, coll) = merge_into(spec, &ctx.db)?;
+    let on: Vec<String> = match spec.get("on") {
+        None => vec!["_id".to_string()],
+        Some(Bson::String(s)) => vec![s.clone()],
+        Some(Bson::Array(a)) => a.iter().filter_map(|v| v.as_str().map(String::from)).collect(),
+        Some(_) => return Err(Error::type_mismatch("$merge 'on' must be a string or an array of strings")),
+    };
+    let when_matched = spec.get("whenMatched").cloned().unwrap_or(Bson::String("merge".into()));
+    let when_not_matched = spec.get("whenNotMatched").and_then(|v| v.as_str()).unwrap_or("insert").to_string();
+    let matched_pipeline = match &when_matched {
+        Bson::Array(stages) => Some(Pipeline::parse(stages)?),
+        _ => None,
+    };
+    let merge_vars: Vec<(String, Bson)> = match spec.get("let") {
+        Some(Bson::Document(l)) => l.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        _ => Vec::new(),
+    };
+    if db.collection(&dbname, &coll).is_none() {
+        db.create_collection(&dbname, &coll, Document::new())?;
+    }
+    let is_id_only = on.len() == 1 && on[0] == "_id";
+    for d in docs {
+        let d = if d.contains_key("_id") { d } else { write::with_id_first(Bson::ObjectId(db.new_object_id()), &d) };
+        let existing = {
+            let Some(c) = db.collection(&dbname, &coll) else { break };
+            if is_id_only {
+                d.get("_id").and_then(|id| c.rid_by_id(id))
+            } else {
+                c.iter()
+                    .find(|(_, r)| {
+                        on.iter().all(|f| match (value::path::get_strict(&r.doc, f), value::path::get_strict(&d, f)) {
+                            (Some(a), Some(b)) => value::equal(a, b),
+                            (None, None) => true,
+                            _ => false,
+                        })
+                    })
+                    .map(|(rid, _)| rid)
+            }
+        };
+        match existing {
+            Some(rid) => {
+                let Some(old) = db.collection(&dbname, &coll).and_then(|c| c.get(rid)).map(|r| r.doc.clone()) else { continue };
+                let new = match &when_matched {
+                    Bson::String(s) if s == "merge" => {
+                        let mut m = old.clone();
+                        for (k, v) in &d {
+                            m.insert(k.clone(), v.clone());
+                        }
+                        m
+                    }
+                    Bson::String(s) if s == "replace" => d.clone(),
+                    Bson::String(s) if s == "keepExisting" => continue,
+                    Bson::String(s) if s == "fail" => {
+                        let mut key = Document::new();
+                        for f in &on {
+                            if let Some(v) = value::path::get_strict(&d, f) {
+                                key.insert(f.clone(), v.clone());
+                            }
+                        }
+                        let mut pattern = Document::new();
+                        for f in &on {
+                            pattern.insert(f.clone(), 1);
+                        }
+                        let ns = format!("{dbname}.{coll}");
+                        let name = if is_id_only { "_id_".to_string() } else { super::super::index::default_name(&pattern) };
+                        return Err(duplicate_key_error(&ns, &name, &pattern, &key));
+                    }
+                    Bson::Array(_) => {
+                        let Some(p) = &matched_pipeline else { continue };
+                        let saved = ctx.env.vars.clone();
+                        ctx.env.vars.insert("new".into(), Bson::Document(d.clone()));
+                        for (k, v) in &merge_vars {
+                            ctx.env.vars.insert(k.clone(), v.clone());
+                        }
+                        let r = {
+                            let catalog = db.catalog(&ctx.db);
+                            p.run(vec![old.clone()], &catalog, &ctx.env)
+                        };
+                        ctx.env.vars = saved;
+                        match r?.docs.into_iter().next() {
+                            Some(x) => x,
+                            None => continue,
+                        }
+                    }
+                    _ => return Err(Error::bad_value("Enumeration value for whenMatched is not valid")),
+                };
+                let new = if new.contains_key("_id") { new } else { write::with_id_first(old.get("_id").cloned().unwrap_or(Bson::Null), &new) };
+                validate::check_updated_size(&new, false)?;
+                let size = value::bson_size(&new);
+                let before = value::bson_size(&old);
+                let paths = write::top_level_diff(&old, &new);
+                let id = new.get("_id").cloned().unwrap_or(Bson::Null);
+                if let Some(c) = db.collection_mut(&dbname, &coll) {
+                    c.replace(rid, new)?;
+                }
+                ctx.env.add_written(size as u64);
+                db.report(WriteReport { collection: coll.clone(), id, before_size: Some(before), after_size: Some(size), changed_paths: paths, op: WriteOp::Replace });
+            }
+            None => match when_not_matched.as_str() {
+                "insert" => {
+                    let prepared = write::prepare_insert(db, &d)?;
+                    write::insert_prepared(db, &dbname, &coll, prepared, &ctx.env)?;
+                }
+                "discard" => {}
+                "fail" => {
+                    return Err(Error::code(
+                        13113,
+                        "$merge could not find a matching document in the target collection for at least one document in the source collection",
+                    ))
+                }
+                other => return Err(Error::bad_value(format!("Enumeration value '{other}' for field 'whenNotMatched' is not a valid value."))),
+            },
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! `delete`: `{ delete: "c", deletes: [{ q, limit: 0 | 1, hint }], ordered, let }` ->
+//! `{ n, writeErrors? }`.
+
+use bson::{Bson, Document};
+
+use crate::error::{Error, Result};
+
+use super::super::args::{self, Fields};
+use super::super::Database;
+use super::insert::check_batch_size;
+use super::write;
+use super::{let_vars, Ctx};
+
+pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let coll = args::collection_name(cmd, &ctx.db)?;
+    let f = Fields::new(cmd, "delete");
+    let deletes = f.required_array("deletes")?;
+    let ordered = f.bool_or("ordered", true)?;
+    check_batch_size(deletes.len())?;
+    let mut statements = Vec::with_capacity(deletes.len());
+    for v in deletes {
+        let Bson::Document(d) = v else { return Err(args::wrong_type("delete.deletes", v, "object")) };
+        let sf = Fields::new(d, "delete.deletes");
+        let q = sf.required_doc("q")?.clone();
+        let limit = match sf.i64("limit")? {
+            Some(l) => l,
+            None => return Err(args::missing("delete.deletes.limit")),
+        };
+        if limit != 0 && limit != 1 {
+            return Err(Error::failed_to_parse(format!("The limit field in delete objects must be 0 or 1. Got {limit}")));
+        }
+        statements.push((q, limit == 1));
+    }
+    let_vars(ctx, f.doc("let")?)?;
+    let mut n = 0i32;
+    let mut errors = Vec::new();
+    let dbname = ctx.db.clone();
+    for (i, (q, one)) in statements.iter().enumerate() {
+        match write::delete_statement(db, &dbname, &coll, q, *one, None, &ctx.env) {
+            Ok(removed) => n += removed.len() as i32,
+            Err(e) => {
+                errors.push(Bson::Document(write::write_error(i, &e)));
+                if ordered {
+                    break;
+                }
+            }
+        }
+    }
+    let mut reply = Document::new();
+    reply.insert("n", n);
+    if !errors.is_empty() {
+        reply.insert("writeErrors", errors);
+    }
+    Ok(reply)
+}

@@ -1,0 +1,208 @@
+//! `explain`: `{ explain: { find | aggregate | count | distinct | update | delete |
+//! findAndModify ... }, verbosity }`. The plan shows how the engine reads the collection
+//! (`EXPRESS_IDHACK` / `IXSCAN` on `_id_` through the `_id` index, else `COLLSCAN`); with
+//! `executionStats` the command runs on a copy of the database and its cost counters are reported.
+
+use bson::{doc, Bson, Document};
+
+use crate::error::{Error, ErrorKind, Result};
+
+use super::super::args::{self, Fields};
+use super::super::exec::{self, Access};
+use super::super::Database;
+use super::server::VERSION;
+use super::{dispatch, Ctx};
+
+const VERBOSITIES: &[&str] = &["queryPlanner", "executionStats", "allPlansExecution"];
+
+pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let inner = match cmd.get("explain") {
+        Some(Bson::Document(d)) => d.clone(),
+        Some(other) => return Err(args::wrong_type("explain", other, "object")),
+        None => return Err(args::missing("explain")),
+    };
+    let f = Fields::new(cmd, "explain");
+    let verbosity = f.string("verbosity")?.unwrap_or("allPlansExecution").to_string();
+    if !VERBOSITIES.contains(&verbosity.as_str()) {
+        return Err(Error::bad_value(format!(
+            "Enumeration value '{verbosity}' for field 'explain.verbosity' is not a valid value."
+        )));
+    }
+    let name = inner.keys().next().cloned().unwrap_or_default();
+    match name.as_str() {
+        "aggregate" => explain_aggregate(db, ctx, &inner, &verbosity),
+        "find" | "count" | "distinct" | "update" | "delete" | "findAndModify" | "findandmodify" => {
+            explain_query(db, ctx, &inner, &name, &verbosity)
+        }
+        _ => Err(Error::new(ErrorKind::CommandNotFound, format!("Explain failed due to unknown command: {name}"))),
+    }
+}
+
+/// The filter and sort of an explained command.
+fn filter_of(inner: &Document, name: &str) -> (Document, Option<Document>) {
+    let get_doc = |d: &Document, k: &str| d.get_document(k).ok().cloned();
+    match name {
+        "find" => (get_doc(inner, "filter").unwrap_or_default(), get_doc(inner, "sort")),
+        "count" | "distinct" => (get_doc(inner, "query").unwrap_or_default(), None),
+        "findAndModify" | "findandmodify" => (get_doc(inner, "query").unwrap_or_default(), get_doc(inner, "sort")),
+        "update" | "delete" => {
+            let list = if name == "update" { "updates" } else { "deletes" };
+            let first = inner.get_array(list).ok().and_then(|a| a.first()).and_then(|v| v.as_document()).cloned().unwrap_or_default();
+            (get_doc(&first, "q").unwrap_or_default(), get_doc(&first, "sort"))
+        }
+        _ => (Document::new(), None),
+    }
+}
+
+/// The winning plan for reading `coll` with `filter`.
+fn plan(db: &Database, dbname: &str, coll: &str, filter: &Document, sort: Option<&Document>) -> Document {
+    let access = db.collection(dbname, coll).map(|c| exec::access(c, filter)).unwrap_or(Access::Scan);
+    let mut p = match access {
+        Access::IdIndex if filter.len() == 1 && sort.is_none() => doc! {
+            "stage": "EXPRESS_IDHACK",
+            "keyPattern": {"_id": 1},
+            "indexName": "_id_",
+        },
+        Access::IdIndex => {
+            let mut rest = filter.clone();
+            rest.remove("_id");
+            let mut fetch = doc! {"stage": "FETCH"};
+            if !rest.is_empty() {
+                fetch.insert("filter", rest);
+            }
+            fetch.insert("inputStage", doc! {
+                "stage": "IXSCAN",
+                "keyPattern": {"_id": 1},
+                "indexName": "_id_",
+                "isMultiKey": false,
+                "isUnique": true,
+                "direction": "forward",
+            });
+            fetch
+        }
+        Access::Scan => {
+            let mut s = doc! {"stage": "COLLSCAN"};
+            if !filter.is_empty() {
+                s.insert("filter", filter.clone());
+            }
+            s.insert("direction", "forward");
+            s
+        }
+    };
+    if let Some(sort) = sort {
+        if !sort.is_empty() {
+            p = doc! {"stage": "SORT", "sortPattern": sort.clone(), "memLimit": 104_857_600i64, "type": "simple", "inputStage": p};
+        }
+    }
+    p
+}
+
+fn server_info() -> Document {
+    doc! {"host": "localhost", "port": 27017, "version": VERSION, "gitVersion": "pattern-playground"}
+}
+
+fn explain_query(db: &mut Database, ctx: &mut Ctx, inner: &Document, name: &str, verbosity: &str) -> Result<Document> {
+    let coll = args::collection_name(inner, &ctx.db)?;
+    let (filter, sort) = filter_of(inner, name);
+    // Parse errors surface as they would when running the command.
+    crate::query::Matcher::parse(&filter)?;
+    let winning = plan(db, &ctx.db, &coll, &filter, sort.as_ref());
+    let mut reply = doc! {
+        "explainVersion": "1",
+        "queryPlanner": {
+            "namespace": format!("{}.{coll}", ctx.db),
+            "parsedQuery": filter.clone(),
+            "indexFilterSet": false,
+            "winningPlan": winning.clone(),
+            "rejectedPlans": [],
+        },
+    };
+    if verbosity != "queryPlanner" {
+        let stats = execution_stats(db, ctx, inner, &winning)?;
+        reply.insert("executionStats", stats);
+    }
+    let mut command = inner.clone();
+    command.insert("$db", ctx.db.clone());
+    reply.insert("command", command);
+    reply.insert("serverInfo", server_info());
+    Ok(reply)
+}
+
+/// Runs the inner command on a copy of the database and reports its counters.
+fn execution_stats(db: &Database, ctx: &Ctx, inner: &Document, winning: &Document) -> Result<Document> {
+    let mut copy = db.clone();
+    let mut cmd = inner.clone();
+    cmd.insert("$db", ctx.db.clone());
+    let env = crate::env::Env::new(ctx.env.now);
+    let (reply, cost) = dispatch(&mut copy, &cmd, env).map_err(|(e, _)| e)?;
+    let n_returned = match reply.get_document("cursor").ok().and_then(|c| c.get_array("firstBatch").ok()) {
+        Some(b) => b.len() as i64,
+        None => match reply.get("n") {
+            Some(Bson::Int32(n)) => *n as i64,
+            Some(Bson::Int64(n)) => *n,
+            _ => match reply.get_array("values") {
+                Ok(v) => v.len() as i64,
+                Err(_) => cost.docs_returned as i64,
+            },
+        },
+    };
+    let mut stages = winning.clone();
+    stages.insert("nReturned", n_returned);
+    stages.insert("executionTimeMillisEstimate", 0);
+    stages.insert("docsExamined", cost.docs_examined as i64);
+    stages.insert("keysExamined", cost.keys_examined as i64);
+    Ok(doc! {
+        "executionSuccess": true,
+        "nReturned": n_returned,
+        "executionTimeMillis": 0,
+        "totalKeysExamined": cost.keys_examined as i64,
+        "totalDocsExamined": cost.docs_examined as i64,
+        "executionStages": stages,
+    })
+}
+
+/// Explains a pipeline: a `$cursor` stage reading the collection (with a leading `$match` as
+/// its query), then the other stages as given.
+pub(super) fn explain_aggregate(db: &mut Database, ctx: &mut Ctx, inner: &Document, verbosity: &str) -> Result<Document> {
+    let target = super::aggregate::target(inner, &ctx.db)?;
+    let stages = super::aggregate::stages(inner)?.clone();
+    crate::aggregate::Pipeline::parse(&stages)?;
+    let coll = match &target {
+        super::aggregate::Target::Collection(c) => c.clone(),
+        super::aggregate::Target::Database => String::new(),
+    };
+    let (filter, rest): (Document, Vec<Bson>) = match stages.first() {
+        Some(Bson::Document(d)) if d.keys().next().map(|k| k == "$match").unwrap_or(false) => {
+            (d.get_document("$match").cloned().unwrap_or_default(), stages[1..].to_vec())
+        }
+        _ => (Document::new(), stages.clone()),
+    };
+    let winning = plan(db, &ctx.db, &coll, &filter, None);
+    let mut cursor = doc! {
+        "queryPlanner": {
+            "namespace": format!("{}.{coll}", ctx.db),
+            "parsedQuery": filter,
+            "indexFilterSet": false,
+            "winningPlan": winning.clone(),
+            "rejectedPlans": [],
+        }
+    };
+    if verbosity != "queryPlanner" {
+        let mut cmd = inner.clone();
+        cmd.remove("explain");
+        if !cmd.contains_key("cursor") {
+            cmd.insert("cursor", Document::new());
+        }
+        cursor.insert("executionStats", execution_stats(db, ctx, &cmd, &winning)?);
+    }
+    let mut all = vec![Bson::Document(doc! {"$cursor": cursor})];
+    all.extend(rest);
+    let mut command = inner.clone();
+    command.insert("$db", ctx.db.clone());
+    Ok(doc! {
+        "explainVersion": "1",
+        "stages": all,
+        "command": command,
+        "serverInfo": server_info(),
+    })
+}

@@ -1,0 +1,50 @@
+//! `find`: `{ find: "c", filter, projection, sort, skip, limit, singleBatch, let, .. }` ->
+//! `{ cursor: { firstBatch, id: 0, ns } }`. Every result goes in the first batch.
+
+use bson::Document;
+
+use crate::error::Result;
+
+use super::super::args::{self, Fields};
+use super::super::exec::{self, Filter, Sort};
+use super::super::projection::Projection;
+use super::super::Database;
+use super::{cursor_reply, let_vars, Ctx};
+
+pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let coll = args::collection_name(cmd, &ctx.db)?;
+    let docs = find_docs(db, ctx, &coll, cmd)?;
+    Ok(cursor_reply(&format!("{}.{coll}", ctx.db), docs))
+}
+
+/// The documents a find command returns.
+pub(crate) fn find_docs(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document) -> Result<Vec<Document>> {
+    let f = Fields::new(cmd, "find");
+    let empty = Document::new();
+    let filter_doc = f.doc("filter")?.unwrap_or(&empty);
+    let projection = f.doc("projection")?;
+    let sort = Sort::parse(f.doc("sort")?)?;
+    let skip = f.non_negative("skip")?.unwrap_or(0) as u64;
+    let limit = f.non_negative("limit")?.unwrap_or(0) as u64;
+    let _ = f.bool("singleBatch")?;
+    let _ = f.non_negative("batchSize")?;
+    let_vars(ctx, f.doc("let")?)?;
+    let filter = Filter::parse(filter_doc)?;
+    let projection = match projection {
+        Some(p) if !p.is_empty() => Some(Projection::parse(p)?),
+        _ => None,
+    };
+    let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Vec::new()) };
+    let found = exec::select(c, &filter, sort.as_ref(), skip, limit, &ctx.env)?;
+    let mut out = Vec::with_capacity(found.len());
+    for (rid, details) in found {
+        let Some(rec) = c.get(rid) else { continue };
+        let doc = match &projection {
+            Some(p) => p.apply(&rec.doc, details, &ctx.env)?,
+            None => rec.doc.clone(),
+        };
+        out.push(doc);
+    }
+    ctx.env.add_returned(out.len() as u64);
+    Ok(out)
+}

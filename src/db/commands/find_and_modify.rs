@@ -1,0 +1,100 @@
+//! `findAndModify`: `{ findAndModify: "c", query, sort, remove, update, new, fields, upsert,
+//! arrayFilters, let }` -> `{ lastErrorObject: { n, updatedExisting?, upserted? }, value }`.
+//! Errors are command errors (not write errors).
+
+use bson::{doc, Bson, Document};
+
+use crate::error::{Error, Result};
+use crate::query::MatchDetails;
+
+use super::super::args::{self, Fields};
+use super::super::projection::Projection;
+use super::super::Database;
+use super::write::{self, StatementOpts, UpdateSpec};
+use super::{let_vars, Ctx};
+
+pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let coll = args::collection_name(cmd, &ctx.db)?;
+    let f = Fields::new(cmd, "findAndModify");
+    let empty = Document::new();
+    let query = f.doc("query")?.unwrap_or(&empty).clone();
+    let sort = f.doc("sort")?.cloned();
+    let remove = f.bool_or("remove", false)?;
+    let new = f.bool_or("new", false)?;
+    let upsert = f.bool_or("upsert", false)?;
+    let fields = f.doc("fields")?;
+    let array_filters = f.doc_array("arrayFilters")?;
+    let update = match cmd.get("update") {
+        None | Some(Bson::Null) => None,
+        Some(u @ (Bson::Document(_) | Bson::Array(_))) => Some(u.clone()),
+        Some(other) => {
+            return Err(Error::failed_to_parse(format!(
+                "Update argument must be either an object or an array, but got {}",
+                crate::value::types::type_name(other)
+            )))
+        }
+    };
+    if remove {
+        if update.is_some() {
+            return Err(Error::failed_to_parse("Cannot specify both an update and remove=true"));
+        }
+        if upsert {
+            return Err(Error::failed_to_parse("Cannot specify both upsert=true and remove=true"));
+        }
+        if new {
+            return Err(Error::failed_to_parse(
+                "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document",
+            ));
+        }
+        if array_filters.is_some() {
+            return Err(Error::failed_to_parse("Cannot specify arrayFilters and remove=true"));
+        }
+    } else if update.is_none() {
+        return Err(Error::failed_to_parse("Either an update or remove=true must be specified"));
+    }
+    let_vars(ctx, f.doc("let")?)?;
+    let projection = match fields {
+        Some(p) if !p.is_empty() => Some(Projection::parse(p)?),
+        _ => None,
+    };
+    let project = |d: &Document, ctx: &Ctx| -> Result<Document> {
+        match &projection {
+            Some(p) => p.apply(d, MatchDetails { matched: true, elem_index: None }, &ctx.env),
+            None => Ok(d.clone()),
+        }
+    };
+    let dbname = ctx.db.clone();
+    if remove {
+        let removed = write::delete_statement(db, &dbname, &coll, &query, true, sort.as_ref(), &ctx.env)?;
+        let value = match removed.first() {
+            Some(d) => Bson::Document(project(d, ctx)?),
+            None => Bson::Null,
+        };
+        return Ok(doc! {"lastErrorObject": {"n": removed.len() as i32}, "value": value});
+    }
+    let Some(u) = update else { return Err(Error::failed_to_parse("Either an update or remove=true must be specified")) };
+    let spec = UpdateSpec::parse(&u, array_filters.as_deref(), false, "update")?;
+    let opts = StatementOpts { upsert, multi: false, sort: sort.as_ref(), keep_docs: true };
+    let r = write::update_statement(db, &dbname, &coll, &query, &spec, &opts, &ctx.env)?;
+    let mut leo = Document::new();
+    let value = match r.docs.first() {
+        None => {
+            leo.insert("n", 0);
+            leo.insert("updatedExisting", false);
+            Bson::Null
+        }
+        Some(change) => {
+            leo.insert("n", 1);
+            leo.insert("updatedExisting", change.before.is_some());
+            if let Some(id) = &r.upserted {
+                leo.insert("upserted", id.clone());
+            }
+            match (&change.before, new) {
+                (_, true) => Bson::Document(project(&change.after, ctx)?),
+                (Some(b), false) => Bson::Document(project(b, ctx)?),
+                (None, false) => Bson::Null,
+            }
+        }
+    };
+    Ok(doc! {"lastErrorObject": leo, "value": value})
+}

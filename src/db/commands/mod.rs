@@ -1,0 +1,146 @@
+//! The command registry: one entry per command name (with the server's aliases), which also
+//! decides `no such command`. Each handler returns the reply without `ok`; the dispatcher adds
+//! `ok: 1` or turns the error into `{ ok: 0, errmsg, code, codeName }`.
+
+mod aggregate;
+mod collections;
+mod count;
+mod delete;
+mod distinct;
+mod explain;
+mod find;
+mod find_and_modify;
+mod indexes;
+mod insert;
+mod preview;
+mod server;
+mod stats;
+mod update;
+pub(crate) mod write;
+
+use bson::{Bson, Document};
+
+use crate::env::{Cost, Env};
+use crate::error::{Error, ErrorKind, Result};
+
+use super::{Database, DEFAULT_DB};
+
+/// What a command runs with.
+pub(crate) struct Ctx {
+    /// The database (`$db`, else `test`).
+    pub db: String,
+    pub env: Env,
+}
+
+type Handler = fn(&mut Database, &mut Ctx, &Document) -> Result<Document>;
+
+/// Every command, by the names the server accepts.
+const COMMANDS: &[(&str, Handler)] = &[
+    ("insert", insert::run),
+    ("find", find::run),
+    ("update", update::run),
+    ("delete", delete::run),
+    ("findAndModify", find_and_modify::run),
+    ("findandmodify", find_and_modify::run),
+    ("count", count::run),
+    ("distinct", distinct::run),
+    ("aggregate", aggregate::run),
+    ("create", collections::create),
+    ("drop", collections::drop),
+    ("dropDatabase", collections::drop_database),
+    ("listCollections", collections::list_collections),
+    ("renameCollection", collections::rename_collection),
+    ("listDatabases", collections::list_databases),
+    ("createIndexes", indexes::create_indexes),
+    ("listIndexes", indexes::list_indexes),
+    ("dropIndexes", indexes::drop_indexes),
+    ("deleteIndexes", indexes::drop_indexes),
+    ("collStats", stats::coll_stats),
+    ("dbStats", stats::db_stats),
+    ("dbstats", stats::db_stats),
+    ("explain", explain::run),
+    ("ping", server::ping),
+    ("buildInfo", server::build_info),
+    ("buildinfo", server::build_info),
+    ("hello", server::hello),
+    ("isMaster", server::is_master),
+    ("ismaster", server::is_master),
+    ("getMore", server::get_more),
+    ("killCursors", server::kill_cursors),
+    ("endSessions", server::ping),
+    ("connectionStatus", server::connection_status),
+    ("ppPreviewUpdate", preview::run),
+];
+
+/// Runs one command; returns the reply (or error) with the operation's cost.
+pub(super) fn dispatch(db: &mut Database, cmd: &Document, env: Env) -> std::result::Result<(Document, Cost), (Error, Cost)> {
+    let Some(name) = cmd.keys().next().cloned() else {
+        return Err((Error::new(ErrorKind::FailedToParse, "no command specified"), Cost::default()));
+    };
+    let db_name = match cmd.get("$db") {
+        None => DEFAULT_DB.to_string(),
+        Some(Bson::String(s)) if !s.is_empty() => s.clone(),
+        Some(Bson::String(_)) => {
+            return Err((Error::new(ErrorKind::InvalidNamespace, "Invalid database name: ''"), Cost::default()));
+        }
+        Some(other) => {
+            return Err((super::args::wrong_type("$db", other, "string"), Cost::default()));
+        }
+    };
+    let Some((_, handler)) = COMMANDS.iter().find(|(n, _)| *n == name) else {
+        return Err((Error::new(ErrorKind::CommandNotFound, format!("no such command: '{name}'")), Cost::default()));
+    };
+    let mut ctx = Ctx { db: db_name, env };
+    let result = handler(db, &mut ctx, cmd);
+    let cost = ctx.env.cost();
+    match result {
+        Ok(d) => Ok((d, cost)),
+        Err(e) => Err((e, cost)),
+    }
+}
+
+/// Evaluates a command's `let` option into variables for the environment.
+pub(crate) fn let_vars(ctx: &mut Ctx, spec: Option<&Document>) -> Result<()> {
+    let Some(spec) = spec else { return Ok(()) };
+    let mut scope = crate::expr::VarScope::default();
+    scope.names.extend(ctx.env.vars.keys().cloned());
+    let empty = Document::new();
+    for (name, v) in spec {
+        validate_var_name(name)?;
+        let e = crate::expr::Expr::parse(v, &scope)?;
+        let val = e.evaluate(&empty, &ctx.env)?.unwrap_or(Bson::Undefined);
+        ctx.env.vars.insert(name.clone(), val);
+        scope.names.push(name.clone());
+    }
+    Ok(())
+}
+
+/// User variable names start with a lower-case letter (or a non-ASCII character) and hold only
+/// letters, digits and `_`.
+fn validate_var_name(name: &str) -> Result<()> {
+    let mut chars = name.chars();
+    let Some(first) = chars.next() else {
+        return Err(Error::code(16866, "empty variable names are not allowed"));
+    };
+    if !(first.is_ascii_lowercase() || !first.is_ascii()) {
+        return Err(Error::code(16867, format!("'{name}' starts with an invalid character for a user variable name")));
+    }
+    for c in chars {
+        if !(c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii()) {
+            return Err(Error::code(16868, format!("'{name}' contains an invalid character for a variable name: '{c}'")));
+        }
+    }
+    Ok(())
+}
+
+/// A cursor reply with everything in the first batch.
+pub(crate) fn cursor_reply(ns: &str, docs: Vec<Document>) -> Document {
+    let batch: Vec<Bson> = docs.into_iter().map(Bson::Document).collect();
+    let mut cursor = Document::new();
+    cursor.insert("firstBatch", batch);
+    cursor.insert("id", Bson::Int64(0));
+    cursor.insert("ns", ns.to_string());
+    let mut reply = Document::new();
+    reply.insert("cursor", cursor);
+    reply
+}

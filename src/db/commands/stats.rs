@@ -1,0 +1,102 @@
+//! `collStats` and `dbStats`: counts and sizes. Sizes are the documents' BSON sizes (nothing is
+//! compressed in memory, so storage size equals data size); an index's size is the BSON size of
+//! its keys.
+
+use bson::{doc, Bson, Document};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::value;
+
+use super::super::args::{self, Fields};
+use super::super::{Collection, Database};
+use super::Ctx;
+
+/// The estimated size of each index: the BSON size of every key it holds plus a record id.
+pub(crate) fn index_sizes(c: &Collection) -> Vec<(String, u64)> {
+    c.indexes
+        .iter()
+        .map(|ix| {
+            let mut total = 0u64;
+            for (_, r) in c.iter() {
+                if let Ok(Some(keys)) = ix.keys_of(&r.doc) {
+                    for k in keys {
+                        total += value::bson_size(&k) as u64 + 8;
+                    }
+                }
+            }
+            (ix.name.clone(), total)
+        })
+        .collect()
+}
+
+fn scale_of(f: &Fields) -> Result<i64> {
+    let scale = f.i64("scale")?.unwrap_or(1);
+    if scale < 1 {
+        return Err(Error::bad_value("scale has to be >= 1"));
+    }
+    Ok(scale)
+}
+
+pub(super) fn coll_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let coll = args::collection_name(cmd, &ctx.db)?;
+    let f = Fields::new(cmd, "collStats");
+    let scale = scale_of(&f)?;
+    let ns = format!("{}.{coll}", ctx.db);
+    let Some(c) = db.collection(&ctx.db, &coll) else {
+        return Err(Error::new(ErrorKind::NamespaceNotFound, format!("Collection [{ns}] not found.")));
+    };
+    let count = c.len() as i64;
+    let size = c.data_size() as i64;
+    let sizes = index_sizes(c);
+    let total_index: i64 = sizes.iter().map(|(_, s)| *s as i64).sum();
+    let mut index_sizes_doc = Document::new();
+    for (n, s) in &sizes {
+        index_sizes_doc.insert(n.clone(), *s as i64 / scale);
+    }
+    let mut reply = doc! {"ns": ns, "size": size / scale, "count": count};
+    if count > 0 {
+        reply.insert("avgObjSize", size / count);
+    }
+    reply.insert("numOrphanDocs", 0);
+    reply.insert("storageSize", size / scale);
+    reply.insert("freeStorageSize", 0);
+    reply.insert("capped", c.options.get("capped").map(|v| matches!(v, Bson::Boolean(true))).unwrap_or(false));
+    reply.insert("nindexes", c.indexes.len() as i32);
+    reply.insert("indexBuilds", Vec::<Bson>::new());
+    reply.insert("totalIndexSize", total_index / scale);
+    reply.insert("totalSize", (size + total_index) / scale);
+    reply.insert("indexSizes", index_sizes_doc);
+    reply.insert("scaleFactor", scale as i32);
+    Ok(reply)
+}
+
+pub(super) fn db_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let f = Fields::new(cmd, "dbStats");
+    let scale = scale_of(&f)?;
+    let (mut collections, mut objects, mut data, mut indexes, mut index_size) = (0i64, 0i64, 0i64, 0i64, 0i64);
+    if let Some(d) = db.db(&ctx.db) {
+        for c in d.collections.values() {
+            collections += 1;
+            objects += c.len() as i64;
+            data += c.data_size() as i64;
+            indexes += c.indexes.len() as i64;
+            index_size += index_sizes(c).iter().map(|(_, s)| *s as i64).sum::<i64>();
+        }
+    }
+    let avg = if objects > 0 { data as f64 / objects as f64 } else { 0.0 };
+    Ok(doc! {
+        "db": ctx.db.clone(),
+        "collections": collections,
+        "views": 0i64,
+        "objects": objects,
+        "avgObjSize": avg,
+        "dataSize": (data / scale) as f64,
+        "storageSize": (data / scale) as f64,
+        "indexes": indexes,
+        "indexSize": (index_size / scale) as f64,
+        "totalSize": ((data + index_size) / scale) as f64,
+        "scaleFactor": scale,
+        "fsUsedSize": 0.0,
+        "fsTotalSize": 0.0,
+    })
+}

@@ -1,0 +1,136 @@
+//! `update`: `{ update: "c", updates: [{ q, u, upsert, multi, arrayFilters, sort, hint }],
+//! ordered, let }` -> `{ n, nModified, upserted?, writeErrors? }`.
+
+use bson::{doc, Bson, Document};
+
+use crate::error::{Error, Result};
+
+use super::super::args::{self, Fields};
+use super::super::Database;
+use super::insert::check_batch_size;
+use super::write::{self, StatementOpts, UpdateSpec};
+use super::{let_vars, Ctx};
+
+/// One parsed update statement.
+pub(crate) struct Statement {
+    pub q: Document,
+    pub u: Bson,
+    pub upsert: bool,
+    pub multi: bool,
+    pub array_filters: Option<Vec<Document>>,
+    pub sort: Option<Document>,
+    pub constants: Option<Document>,
+}
+
+impl Statement {
+    /// Reads one element of `updates` (errors name `update.updates.<field>`).
+    pub fn parse(v: &Bson, prefix: &str) -> Result<Statement> {
+        let Bson::Document(d) = v else {
+            return Err(args::wrong_type(prefix, v, "object"));
+        };
+        let f = Fields::new(d, prefix);
+        let q = f.required_doc("q")?.clone();
+        let u = match d.get("u") {
+            None => return Err(args::missing(&f.path("u"))),
+            Some(u @ (Bson::Document(_) | Bson::Array(_))) => u.clone(),
+            Some(other) => {
+                return Err(Error::failed_to_parse(format!(
+                    "Update argument must be either an object or an array, but got {}",
+                    crate::value::types::type_name(other)
+                )))
+            }
+        };
+        Ok(Statement {
+            q,
+            u,
+            upsert: f.bool_or("upsert", false)?,
+            multi: f.bool_or("multi", false)?,
+            array_filters: f.doc_array("arrayFilters")?,
+            sort: f.doc("sort")?.cloned(),
+            constants: f.doc("c")?.cloned(),
+        })
+    }
+
+    /// The parsed update of this statement.
+    pub fn spec(&self) -> Result<UpdateSpec> {
+        if self.constants.is_some() && !matches!(self.u, Bson::Array(_)) {
+            return Err(Error::code(51198, "Constant values may only be specified for pipeline updates"));
+        }
+        if self.sort.is_some() && self.multi {
+            return Err(Error::new(
+                crate::error::ErrorKind::FailedToParse,
+                "Cannot specify sort with multi=true",
+            ));
+        }
+        UpdateSpec::parse(&self.u, self.array_filters.as_deref(), self.multi, "u")
+    }
+}
+
+pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let coll = args::collection_name(cmd, &ctx.db)?;
+    let f = Fields::new(cmd, "update");
+    let updates = f.required_array("updates")?;
+    let ordered = f.bool_or("ordered", true)?;
+    check_batch_size(updates.len())?;
+    let statements = updates
+        .iter()
+        .map(|u| Statement::parse(u, "update.updates"))
+        .collect::<Result<Vec<_>>>()?;
+    let_vars(ctx, f.doc("let")?)?;
+    let mut n = 0i64;
+    let mut n_modified = 0i64;
+    let mut upserted = Vec::new();
+    let mut errors = Vec::new();
+    for (i, st) in statements.iter().enumerate() {
+        match run_statement(db, ctx, &coll, st) {
+            Ok(r) => {
+                n += r.matched as i64;
+                n_modified += r.modified as i64;
+                if let Some(id) = r.upserted {
+                    n += 1;
+                    upserted.push(Bson::Document(doc! {"index": i as i32, "_id": id}));
+                }
+            }
+            Err(e) => {
+                errors.push(Bson::Document(write::write_error(i, &e)));
+                if ordered {
+                    break;
+                }
+            }
+        }
+    }
+    let mut reply = Document::new();
+    reply.insert("n", count(n));
+    if !errors.is_empty() {
+        reply.insert("writeErrors", errors);
+    }
+    if !upserted.is_empty() {
+        reply.insert("upserted", upserted);
+    }
+    reply.insert("nModified", count(n_modified));
+    Ok(reply)
+}
+
+/// Counts are int32 in the server's replies.
+fn count(n: i64) -> Bson {
+    if n <= i32::MAX as i64 {
+        Bson::Int32(n as i32)
+    } else {
+        Bson::Int64(n)
+    }
+}
+
+/// Runs one statement (its constants `c` become variables for a pipeline).
+pub(crate) fn run_statement(db: &mut Database, ctx: &mut Ctx, coll: &str, st: &Statement) -> Result<write::UpdateResult> {
+    let spec = st.spec()?;
+    let saved = ctx.env.vars.clone();
+    if let Some(c) = &st.constants {
+        for (k, v) in c {
+            ctx.env.vars.insert(k.clone(), v.clone());
+        }
+    }
+    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: false };
+    let r = write::update_statement(db, &ctx.db.clone(), coll, &st.q, &spec, &opts, &ctx.env);
+    ctx.env.vars = saved;
+    r
+}

@@ -1,0 +1,479 @@
+//! The write paths shared by `update`, `delete`, `findAndModify`, `$merge` and the update
+//! preview: one update or delete statement over one collection, with the server's upsert rules,
+//! `_id` immutability, storage validation and size limits, and a write report per document.
+
+use bson::{Bson, Document};
+
+use crate::env::Env;
+use crate::error::{Error, ErrorKind, Result};
+use crate::query::MatchDetails;
+use crate::update::Update;
+use crate::value;
+
+use super::super::exec::{self, Filter, Sort};
+use super::super::report::{WriteOp, WriteReport};
+use super::super::validate;
+use super::super::{format, Database};
+
+/// A parsed update: operators, a pipeline, or a replacement document.
+#[derive(Debug, Clone)]
+pub(crate) enum UpdateSpec {
+    Operators(Update),
+    Pipeline(Update),
+    Replacement(Document),
+}
+
+impl UpdateSpec {
+    /// Parses `u` of an update statement (a document whose first field starts with `$` is an
+    /// operator update, any other document a replacement, an array a pipeline).
+    pub fn parse(u: &Bson, array_filters: Option<&[Document]>, multi: bool, path: &str) -> Result<UpdateSpec> {
+        match u {
+            Bson::Array(_) => {
+                if array_filters.is_some() {
+                    return Err(Error::failed_to_parse("arrayFilters may not be specified for pipeline-style updates"));
+                }
+                Ok(UpdateSpec::Pipeline(Update::parse(u, None)?))
+            }
+            Bson::Document(d) => {
+                if is_replacement(d) {
+                    if multi {
+                        return Err(Error::failed_to_parse("multi update is not supported for replacement-style update"));
+                    }
+                    Ok(UpdateSpec::Replacement(d.clone()))
+                } else {
+                    Ok(UpdateSpec::Operators(Update::parse(u, array_filters)?))
+                }
+            }
+            other => Err(Error::failed_to_parse(format!(
+                "Update argument must be either an object or an array (at {path}): got {}",
+                value::types::type_name(other)
+            ))),
+        }
+    }
+
+    pub fn is_replacement(&self) -> bool {
+        matches!(self, UpdateSpec::Replacement(_))
+    }
+}
+
+/// A replacement-style update: the first field's name does not start with `$`.
+pub(crate) fn is_replacement(d: &Document) -> bool {
+    d.keys().next().map(|k| !k.starts_with('$')).unwrap_or(true)
+}
+
+/// One document after an update.
+#[derive(Debug, Clone)]
+pub(crate) struct Outcome {
+    pub doc: Document,
+    pub changed_paths: Vec<String>,
+    pub modified: bool,
+}
+
+/// Applies an update to a stored document and runs every check the server runs before the
+/// write: `_id` unchanged, storage rules, size.
+pub(crate) fn apply_to_existing(spec: &UpdateSpec, old: &Document, positional: Option<usize>, env: &Env) -> Result<Outcome> {
+    let (mut doc, changed_paths, modified, replacement) = match spec {
+        UpdateSpec::Operators(u) | UpdateSpec::Pipeline(u) => {
+            let a = u.apply(old, positional, false, env)?;
+            (a.doc, a.changed_paths, a.modified, false)
+        }
+        UpdateSpec::Replacement(r) => {
+            let new = replace_keeping_id(old, r);
+            let modified = !same_bytes(old, &new);
+            let paths = top_level_diff(old, &new);
+            (new, paths, modified, true)
+        }
+    };
+    if !modified {
+        return Ok(Outcome { doc: old.clone(), changed_paths: Vec::new(), modified: false });
+    }
+    let old_id = old.get("_id");
+    if !doc.contains_key("_id") {
+        if let Some(id) = old_id {
+            doc = with_id_first(id.clone(), &doc);
+        }
+    }
+    check_id_unchanged(old_id, &doc)?;
+    validate::storage_valid(&doc, !replacement)?;
+    validate::check_updated_size(&doc, false)?;
+    Ok(Outcome { doc, changed_paths, modified: true })
+}
+
+/// Builds the document an upsert inserts: the filter's equality fields (only `_id` for a
+/// replacement), then the update applied with `inserting = true`, `_id` first (generated when
+/// absent), storage rules and size.
+pub(crate) fn build_upsert(spec: &UpdateSpec, filter: &Document, env: &Env, new_id: &mut dyn FnMut() -> Bson) -> Result<Outcome> {
+    let seed = upsert_seed(filter)?;
+    let (doc, changed_paths) = match spec {
+        UpdateSpec::Operators(u) | UpdateSpec::Pipeline(u) => {
+            let a = u.apply(&seed, None, true, env)?;
+            check_id_unchanged(seed.get("_id"), &a.doc)?;
+            (a.doc, a.changed_paths)
+        }
+        UpdateSpec::Replacement(r) => {
+            let seed_id = seed.get("_id");
+            let mut base = Document::new();
+            if let Some(id) = seed_id {
+                base.insert("_id", id.clone());
+            }
+            let new = replace_keeping_id(&base, r);
+            check_id_unchanged(seed_id, &new)?;
+            (new, Vec::new())
+        }
+    };
+    let doc = match doc.get("_id") {
+        Some(id) if doc.keys().next().map(|k| k == "_id").unwrap_or(false) => {
+            let _ = id;
+            doc
+        }
+        Some(id) => with_id_first(id.clone(), &doc),
+        None => with_id_first(new_id(), &doc),
+    };
+    validate::storage_valid(&doc, true)?;
+    validate::check_updated_size(&doc, true)?;
+    let changed_paths = if changed_paths.is_empty() { doc.keys().cloned().collect() } else { changed_paths };
+    Ok(Outcome { doc, changed_paths, modified: true })
+}
+
+/// The document a query's equality fields describe, as an upsert starts from.
+/// TEMPORARY until `query::upsert_seed` lands: top-level and `$and` equalities only.
+fn upsert_seed(filter: &Document) -> Result<Document> {
+    let mut out = Document::new();
+    seed_into(filter, &mut out);
+    Ok(out)
+}
+
+fn seed_into(filter: &Document, out: &mut Document) {
+    for (k, v) in filter {
+        if k == "$and" {
+            if let Bson::Array(a) = v {
+                for c in a {
+                    if let Bson::Document(c) = c {
+                        seed_into(c, out);
+                    }
+                }
+            }
+            continue;
+        }
+        if k.starts_with('$') {
+            continue;
+        }
+        let val = match v {
+            Bson::Document(d) if d.keys().next().map(|x| x.starts_with('$')).unwrap_or(false) => match d.get("$eq") {
+                Some(x) if d.len() == 1 => x.clone(),
+                _ => continue,
+            },
+            Bson::RegularExpression(_) => continue,
+            other => other.clone(),
+        };
+        let parts: Vec<&str> = k.split('.').collect();
+        set_path(out, &parts, val);
+    }
+}
+
+fn set_path(doc: &mut Document, parts: &[&str], val: Bson) {
+    if parts.len() == 1 {
+        doc.insert(parts[0], val);
+        return;
+    }
+    if !matches!(doc.get(parts[0]), Some(Bson::Document(_))) {
+        doc.insert(parts[0], Document::new());
+    }
+    if let Some(Bson::Document(d)) = doc.get_mut(parts[0]) {
+        set_path(d, &parts[1..], val);
+    }
+}
+
+/// `ObjectReplaceExecutor`: the replacement's fields; the old `_id` stays (first) when the
+/// replacement has none.
+fn replace_keeping_id(old: &Document, replacement: &Document) -> Document {
+    if replacement.contains_key("_id") {
+        return replacement.clone();
+    }
+    let mut out = Document::new();
+    if let Some(id) = old.get("_id") {
+        out.insert("_id", id.clone());
+    }
+    for (k, v) in replacement {
+        out.insert(k.clone(), v.clone());
+    }
+    out
+}
+
+/// `doc` with `_id` set to `id` and moved first.
+pub(crate) fn with_id_first(id: Bson, doc: &Document) -> Document {
+    let mut out = Document::new();
+    out.insert("_id", id);
+    for (k, v) in doc {
+        if k != "_id" {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}
+
+fn check_id_unchanged(old: Option<&Bson>, new: &Document) -> Result<()> {
+    let Some(old) = old else { return Ok(()) };
+    match new.get("_id") {
+        Some(n) if value::equal(n, old) => Ok(()),
+        Some(n) => Err(Error::new(
+            ErrorKind::ImmutableField,
+            format!(
+                "After applying the update, the (immutable) field '_id' was found to have been altered to {}",
+                format::element_to_string("_id", n)
+            ),
+        )),
+        None => Err(Error::new(
+            ErrorKind::ImmutableField,
+            "After applying the update, the '_id' (required and immutable) field was found to have been removed --",
+        )),
+    }
+}
+
+/// True when two documents encode to the same bytes.
+pub(crate) fn same_bytes(a: &Document, b: &Document) -> bool {
+    if value::bson_size(a) != value::bson_size(b) {
+        return false;
+    }
+    match (a.to_vec(), b.to_vec()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Top-level fields that differ between two documents (changed, added, then removed).
+pub(crate) fn top_level_diff(old: &Document, new: &Document) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, v) in new {
+        match old.get(k) {
+            Some(o) if same_value_bytes(o, v) => {}
+            _ => out.push(k.clone()),
+        }
+    }
+    for k in old.keys() {
+        if !new.contains_key(k) {
+            out.push(k.clone());
+        }
+    }
+    out
+}
+
+fn same_value_bytes(a: &Bson, b: &Bson) -> bool {
+    a.element_type() == b.element_type() && {
+        let mut x = Document::new();
+        x.insert("v", a.clone());
+        let mut y = Document::new();
+        y.insert("v", b.clone());
+        same_bytes(&x, &y)
+    }
+}
+
+/// Options of one update statement.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StatementOpts<'a> {
+    pub upsert: bool,
+    pub multi: bool,
+    pub sort: Option<&'a Document>,
+    /// Keep each document's before/after (findAndModify, preview).
+    pub keep_docs: bool,
+}
+
+/// One document an update statement wrote.
+#[derive(Debug, Clone)]
+pub(crate) struct DocChange {
+    /// `None` for an upsert.
+    pub before: Option<Document>,
+    pub after: Document,
+    pub changed_paths: Vec<String>,
+}
+
+/// The result of one update statement.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct UpdateResult {
+    pub matched: u64,
+    pub modified: u64,
+    pub upserted: Option<Bson>,
+    pub docs: Vec<DocChange>,
+}
+
+/// Runs one update statement on collection `coll` of database `dbname`. On an error in a
+/// multi-document update the documents already updated stay updated (as on the server); the
+/// failing document is unchanged.
+pub(crate) fn update_statement(
+    db: &mut Database,
+    dbname: &str,
+    coll: &str,
+    q: &Document,
+    spec: &UpdateSpec,
+    opts: &StatementOpts,
+    env: &Env,
+) -> Result<UpdateResult> {
+    let filter = Filter::parse(q)?;
+    let sort = Sort::parse(opts.sort)?;
+    let targets: Vec<(u64, MatchDetails)> = match db.collection(dbname, coll) {
+        None => Vec::new(),
+        Some(c) => {
+            if opts.multi {
+                exec::matching(c, &filter, env, None)?
+            } else {
+                exec::select(c, &filter, sort.as_ref(), 0, 1, env)?
+            }
+        }
+    };
+    let mut result = UpdateResult::default();
+    if targets.is_empty() {
+        if opts.upsert {
+            let out = build_upsert(spec, q, env, &mut || Bson::ObjectId(db.new_object_id()))?;
+            let id = exec::id_of(&out.doc);
+            let size = value::bson_size(&out.doc);
+            let c = db.collection_or_create(dbname, coll)?;
+            c.insert(out.doc.clone())?;
+            env.add_written(size as u64);
+            db.report(WriteReport {
+                collection: coll.to_string(),
+                id: id.clone(),
+                before_size: None,
+                after_size: Some(size),
+                changed_paths: out.changed_paths.clone(),
+                op: WriteOp::Upsert,
+            });
+            result.matched = 0;
+            result.upserted = Some(id);
+            if opts.keep_docs {
+                result.docs.push(DocChange { before: None, after: out.doc, changed_paths: out.changed_paths });
+            }
+        }
+        return Ok(result);
+    }
+    let op = if spec.is_replacement() { WriteOp::Replace } else { WriteOp::Update };
+    for (rid, details) in targets {
+        let Some(c) = db.collection(dbname, coll) else { break };
+        let Some(rec) = c.get(rid) else { continue };
+        let before_size = rec.size;
+        let out = apply_to_existing(spec, &rec.doc, details.elem_index, env)?;
+        result.matched += 1;
+        if !out.modified {
+            if opts.keep_docs {
+                result.docs.push(DocChange { before: Some(rec.doc.clone()), after: rec.doc.clone(), changed_paths: Vec::new() });
+            }
+            continue;
+        }
+        let before = if opts.keep_docs { Some(rec.doc.clone()) } else { None };
+        let id = exec::id_of(&out.doc);
+        let size = value::bson_size(&out.doc);
+        let Some(cm) = db.collection_mut(dbname, coll) else { break };
+        cm.replace(rid, out.doc.clone())?;
+        env.add_written(size as u64);
+        result.modified += 1;
+        db.report(WriteReport {
+            collection: coll.to_string(),
+            id,
+            before_size: Some(before_size),
+            after_size: Some(size),
+            changed_paths: out.changed_paths.clone(),
+            op,
+        });
+        if opts.keep_docs {
+            result.docs.push(DocChange { before, after: out.doc, changed_paths: out.changed_paths });
+        }
+    }
+    Ok(result)
+}
+
+/// Runs one delete statement: removes the first matching document (after `sort`) when
+/// `just_one`, else every match. Returns the removed documents.
+pub(crate) fn delete_statement(
+    db: &mut Database,
+    dbname: &str,
+    coll: &str,
+    q: &Document,
+    just_one: bool,
+    sort: Option<&Document>,
+    env: &Env,
+) -> Result<Vec<Document>> {
+    let filter = Filter::parse(q)?;
+    let sort = Sort::parse(sort)?;
+    let targets = match db.collection(dbname, coll) {
+        None => return Ok(Vec::new()),
+        Some(c) => {
+            if just_one {
+                exec::select(c, &filter, sort.as_ref(), 0, 1, env)?
+            } else {
+                exec::matching(c, &filter, env, None)?
+            }
+        }
+    };
+    let mut removed = Vec::new();
+    for (rid, _) in targets {
+        let Some(c) = db.collection_mut(dbname, coll) else { break };
+        if let Some(doc) = c.remove(rid) {
+            let size = value::bson_size(&doc);
+            db.report(WriteReport {
+                collection: coll.to_string(),
+                id: exec::id_of(&doc),
+                before_size: Some(size),
+                after_size: None,
+                changed_paths: doc.keys().cloned().collect(),
+                op: WriteOp::Delete,
+            });
+            removed.push(doc);
+        }
+    }
+    Ok(removed)
+}
+
+/// Inserts one document (already prepared: `_id` first) and records it.
+pub(crate) fn insert_prepared(db: &mut Database, dbname: &str, coll: &str, doc: Document, env: &Env) -> Result<()> {
+    let size = value::bson_size(&doc);
+    let id = exec::id_of(&doc);
+    let paths: Vec<String> = doc.keys().cloned().collect();
+    let c = db.collection_or_create(dbname, coll)?;
+    c.insert(doc)?;
+    env.add_written(size as u64);
+    db.report(WriteReport {
+        collection: coll.to_string(),
+        id,
+        before_size: None,
+        after_size: Some(size),
+        changed_paths: paths,
+        op: WriteOp::Insert,
+    });
+    Ok(())
+}
+
+/// Prepares a user document for insertion (`fixDocumentForInsert`), drawing ObjectIds and
+/// timestamps from the database.
+pub(crate) fn prepare_insert(db: &mut Database, doc: &Document) -> Result<Document> {
+    let mut ids: Vec<Bson> = Vec::new();
+    let mut tss: Vec<bson::Timestamp> = Vec::new();
+    // Draw lazily: count what is needed first, so no id is consumed for documents that have one.
+    let needs_id = !doc.contains_key("_id");
+    let zero_ts = doc.values().filter(|v| matches!(v, Bson::Timestamp(t) if t.time == 0 && t.increment == 0)).count();
+    if needs_id {
+        ids.push(Bson::ObjectId(db.new_object_id()));
+    }
+    for _ in 0..zero_ts {
+        tss.push(db.next_timestamp());
+    }
+    let mut ids = ids.into_iter();
+    let mut tss = tss.into_iter();
+    validate::prepare_insert(
+        doc,
+        &mut || ids.next().unwrap_or(Bson::Null),
+        &mut || tss.next().unwrap_or(bson::Timestamp { time: 0, increment: 0 }),
+    )
+}
+
+/// A write error entry of a write command reply: `{ index, code, [keyPattern, keyValue,] errmsg }`.
+pub(crate) fn write_error(index: usize, e: &Error) -> Document {
+    let mut d = Document::new();
+    d.insert("index", index as i32);
+    d.insert("code", e.code_num());
+    if let Some(info) = &e.info {
+        for (k, v) in info {
+            d.insert(k.clone(), v.clone());
+        }
+    }
+    d.insert("errmsg", e.message.clone());
+    d
+}

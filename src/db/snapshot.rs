@@ -1,0 +1,110 @@
+//! The whole server as bytes: one BSON document
+//! `{ format: "pattern-playground", version: 1, ids: {..}, databases: [ { name, collections: [
+//! { name, options, uuid, indexes: [specs], documents: [..] } ] } ] }`. Restoring and snapshotting
+//! again gives the same bytes.
+
+use bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
+
+use crate::error::{Error, ErrorKind, Result};
+
+use super::index::Index;
+use super::{Collection, Database, Db, IdGen};
+
+const FORMAT: &str = "pattern-playground";
+const VERSION: i32 = 1;
+
+pub(super) fn write(db: &Database) -> Vec<u8> {
+    let mut dbs = Vec::new();
+    for (name, d) in &db.dbs {
+        let mut colls = Vec::new();
+        for (cname, c) in &d.collections {
+            let indexes: Vec<Bson> = c.indexes.iter().map(|i| Bson::Document(i.spec.clone())).collect();
+            let docs: Vec<Bson> = c.iter().map(|(_, r)| Bson::Document(r.doc.clone())).collect();
+            colls.push(Bson::Document(doc! {
+                "name": cname.clone(),
+                "options": c.options.clone(),
+                "uuid": Binary { subtype: BinarySubtype::Uuid, bytes: c.uuid.to_vec() },
+                "indexes": indexes,
+                "documents": docs,
+            }));
+        }
+        dbs.push(Bson::Document(doc! {"name": name.clone(), "collections": colls}));
+    }
+    let ids = &db.ids;
+    let snapshot = doc! {
+        "format": FORMAT,
+        "version": VERSION,
+        "ids": {
+            "state": ids.state as i64,
+            "process": Binary { subtype: BinarySubtype::Generic, bytes: ids.process.to_vec() },
+            "counter": ids.counter as i64,
+            "tsIncrement": ids.ts_increment as i64,
+        },
+        "databases": dbs,
+    };
+    snapshot.to_vec().unwrap_or_default()
+}
+
+fn bad(msg: &str) -> Error {
+    Error::new(ErrorKind::FailedToParse, format!("invalid snapshot: {msg}"))
+}
+
+pub(super) fn read(bytes: &[u8]) -> Result<Database> {
+    let snap = Document::from_reader(bytes).map_err(|e| Error::new(ErrorKind::InvalidBSON, format!("invalid snapshot: {e}")))?;
+    if snap.get_str("format").ok() != Some(FORMAT) {
+        return Err(bad("not a Pattern Playground snapshot"));
+    }
+    if snap.get_i32("version").ok() != Some(VERSION) {
+        return Err(bad("unsupported version"));
+    }
+    let mut out = Database::new();
+    if let Ok(ids) = snap.get_document("ids") {
+        let mut process = [0u8; 5];
+        if let Ok(p) = ids.get_binary_generic("process") {
+            if p.len() == 5 {
+                process.copy_from_slice(p);
+            }
+        }
+        out.ids = IdGen {
+            state: ids.get_i64("state").unwrap_or(1) as u64,
+            process,
+            counter: ids.get_i64("counter").unwrap_or(0) as u32,
+            ts_increment: ids.get_i64("tsIncrement").unwrap_or(0) as u32,
+        };
+    }
+    let dbs = snap.get_array("databases").map_err(|_| bad("missing databases"))?;
+    for d in dbs {
+        let Bson::Document(d) = d else { return Err(bad("database entry is not a document")) };
+        let name = d.get_str("name").map_err(|_| bad("database without a name"))?.to_string();
+        let mut db = Db::default();
+        for c in d.get_array("collections").map_err(|_| bad("missing collections"))? {
+            let Bson::Document(c) = c else { return Err(bad("collection entry is not a document")) };
+            let cname = c.get_str("name").map_err(|_| bad("collection without a name"))?;
+            let options = c.get_document("options").cloned().unwrap_or_default();
+            let mut uuid = [0u8; 16];
+            if let Some(Bson::Binary(b)) = c.get("uuid") {
+                if b.bytes.len() == 16 {
+                    uuid.copy_from_slice(&b.bytes);
+                }
+            }
+            let mut coll = Collection::new(&name, cname, options, uuid);
+            coll.indexes.clear();
+            for spec in c.get_array("indexes").map_err(|_| bad("missing indexes"))? {
+                let Bson::Document(spec) = spec else { return Err(bad("index spec is not a document")) };
+                let ix = if spec.get_str("name").ok() == Some(super::index::ID_INDEX_NAME) {
+                    Index::id_index()
+                } else {
+                    Index::from_spec(spec)?
+                };
+                coll.indexes.push(ix);
+            }
+            for doc in c.get_array("documents").map_err(|_| bad("missing documents"))? {
+                let Bson::Document(doc) = doc else { return Err(bad("document entry is not a document")) };
+                coll.insert(doc.clone())?;
+            }
+            db.collections.insert(cname.to_string(), coll);
+        }
+        out.dbs.insert(name, db);
+    }
+    Ok(out)
+}

@@ -1,0 +1,315 @@
+//! What the storage layer accepts: the server's `fixDocumentForInsert` (size, nesting depth, `_id`
+//! rules, `_id` moved first) and `storage_validation` (DBRef and `$`-prefixed names in replacement
+//! documents, `_id` type rules).
+
+use bson::{Bson, Document};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::value;
+
+/// `BSONObjMaxUserSize`.
+pub const MAX_USER_SIZE: usize = 16 * 1024 * 1024;
+/// `BSONDepth::getMaxDepthForUserStorage()`.
+pub const MAX_DEPTH: usize = 100;
+
+/// Prepares a document for insertion as the server's `fixDocumentForInsert` does: rejects
+/// documents over 16 MiB or nested deeper than 100 levels and invalid `_id` values, puts `_id`
+/// first (generating an ObjectId with `new_id` when absent), and replaces top-level
+/// `Timestamp(0, 0)` values with `now_ts()`.
+pub fn prepare_insert(
+    doc: &Document,
+    new_id: &mut dyn FnMut() -> Bson,
+    now_ts: &mut dyn FnMut() -> bson::Timestamp,
+) -> Result<Document> {
+    let size = value::bson_size(doc);
+    if size > MAX_USER_SIZE {
+        return Err(Error::bad_value(format!(
+            "object to insert too large. size in bytes: {size}, max size: {MAX_USER_SIZE}"
+        )));
+    }
+    check_insert_depth(doc, 1)?;
+    if let Some(id) = doc.get("_id") {
+        valid_id_field(id)?;
+    }
+    let first_is_id = doc.keys().next().map(|k| k == "_id").unwrap_or(false);
+    let has_zero_ts = doc.values().any(is_zero_timestamp);
+    if first_is_id && !has_zero_ts {
+        return Ok(doc.clone());
+    }
+    let mut out = Document::new();
+    match doc.get("_id") {
+        Some(id) => {
+            out.insert("_id", id.clone());
+        }
+        None => {
+            out.insert("_id", new_id());
+        }
+    }
+    for (k, v) in doc {
+        if k == "_id" {
+            continue;
+        }
+        if is_zero_timestamp(v) {
+            out.insert(k.clone(), Bson::Timestamp(now_ts()));
+        } else {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn is_zero_timestamp(v: &Bson) -> bool {
+    matches!(v, Bson::Timestamp(t) if t.time == 0 && t.increment == 0)
+}
+
+/// `validateDepth`: at most 100 levels of non-empty embedded documents and arrays.
+fn check_insert_depth(doc: &Document, level: usize) -> Result<()> {
+    for v in doc.values() {
+        check_insert_depth_value(v, level)?;
+    }
+    Ok(())
+}
+
+fn check_insert_depth_value(v: &Bson, level: usize) -> Result<()> {
+    let non_empty = match v {
+        Bson::Document(d) => !d.is_empty(),
+        Bson::Array(a) => !a.is_empty(),
+        _ => return Ok(()),
+    };
+    if !non_empty {
+        return Ok(());
+    }
+    if level == MAX_DEPTH {
+        return Err(Error::new(
+            ErrorKind::Overflow,
+            format!("cannot insert document because it exceeds {MAX_DEPTH} levels of nesting"),
+        ));
+    }
+    match v {
+        Bson::Document(d) => check_insert_depth(d, level + 1),
+        Bson::Array(a) => a.iter().try_for_each(|e| check_insert_depth_value(e, level + 1)),
+        _ => Ok(()),
+    }
+}
+
+/// `storageValidIdField`: `_id` may not be a regex, an array or undefined, and an embedded
+/// document in it may not hold `$`-prefixed names (other than a DBRef's).
+pub fn valid_id_field(id: &Bson) -> Result<()> {
+    match id {
+        Bson::RegularExpression(_) | Bson::Array(_) | Bson::Undefined => Err(Error::new(
+            ErrorKind::InvalidIdField,
+            format!("The '_id' value cannot be of type {}", value::types::type_name(id)),
+        )),
+        Bson::Document(d) => storage_valid_embedded(d).map_err(|e| {
+            if e.kind == ErrorKind::DollarPrefixedFieldName {
+                Error::new(e.kind, format!("_id fields may not contain '$'-prefixed fields: {}", e.message))
+            } else {
+                e
+            }
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// `BSONObj::storageValidEmbedded`: no `$`-prefixed names at any depth, except a leading DBRef
+/// (`$ref` string, `$id`, optional `$db` string).
+fn storage_valid_embedded(d: &Document) -> Result<()> {
+    let entries: Vec<(&String, &Bson)> = d.iter().collect();
+    let mut i = 0;
+    while i < entries.len() {
+        let (name, v) = entries[i];
+        if name.starts_with('$') {
+            let is_dbref_start = i == 0
+                && name == "$ref"
+                && matches!(v, Bson::String(_))
+                && entries.get(1).map(|(n, _)| n.as_str() == "$id").unwrap_or(false);
+            if !is_dbref_start {
+                return Err(dollar_not_valid(name));
+            }
+            // Skip `$ref` and `$id`; an optional string `$db` may follow.
+            i = 2;
+            if let Some((n, v)) = entries.get(2) {
+                if n.as_str() == "$db" && matches!(v, Bson::String(_)) {
+                    i = 3;
+                } else if n.starts_with('$') {
+                    return Err(dollar_not_valid(n));
+                }
+            }
+            // The server does not look inside `$id`.
+            continue;
+        }
+        storage_valid_embedded_value(v)?;
+        i += 1;
+    }
+    Ok(())
+}
+
+fn storage_valid_embedded_value(v: &Bson) -> Result<()> {
+    match v {
+        Bson::Document(d) => storage_valid_embedded(d),
+        Bson::Array(a) => {
+            for e in a {
+                storage_valid_embedded_value(e)?;
+            }
+            Ok(())
+        }
+        Bson::JavaScriptCodeWithScope(c) => storage_valid_embedded(&c.scope),
+        _ => Ok(()),
+    }
+}
+
+fn dollar_not_valid(name: &str) -> Error {
+    Error::new(ErrorKind::DollarPrefixedFieldName, format!("{name} is not valid for storage."))
+}
+
+/// `storage_validation::scanDocument` with validation on: the `_id` rules, the nesting limit, and,
+/// unless `allow_top_level_dollar` (pipeline updates, upserts), the rule that top-level
+/// `$`-prefixed names must form a DBRef (replacement documents).
+pub fn storage_valid(doc: &Document, allow_top_level_dollar: bool) -> Result<()> {
+    let entries: Vec<(&String, &Bson)> = doc.iter().collect();
+    for (i, (name, v)) in entries.iter().enumerate() {
+        if name.as_str() == "_id" {
+            valid_id_field(v)?;
+        }
+        if name.starts_with('$') && !allow_top_level_dollar {
+            validate_dollar_prefix_element(&entries, i)?;
+        }
+        check_storage_depth(v, 1)?;
+    }
+    Ok(())
+}
+
+fn check_storage_depth(v: &Bson, level: usize) -> Result<()> {
+    if level > MAX_DEPTH {
+        return Err(Error::new(
+            ErrorKind::Overflow,
+            format!("Document exceeds maximum nesting depth of {MAX_DEPTH}"),
+        ));
+    }
+    match v {
+        Bson::Document(d) => d.values().try_for_each(|c| check_storage_depth(c, level + 1)),
+        Bson::Array(a) => a.iter().try_for_each(|c| check_storage_depth(c, level + 1)),
+        _ => Ok(()),
+    }
+}
+
+/// `validateDollarPrefixElement` for a top-level element of a replacement document.
+fn validate_dollar_prefix_element(entries: &[(&String, &Bson)], index: usize) -> Result<()> {
+    let invalid_dbref = |m: String| Error::new(ErrorKind::InvalidDBRef, m);
+    let (elem_name, _) = entries[index];
+    let mut cur = index;
+    let mut cur_name = elem_name.as_str();
+    if cur_name == "$db" {
+        let v = entries[cur].1;
+        if !matches!(v, Bson::String(_)) {
+            return Err(invalid_dbref(format!(
+                "The DBRef $db field must be a String, not a {}",
+                type_name_for_message(v)
+            )));
+        }
+        if cur == 0 || entries[cur - 1].0 != "$id" {
+            return Err(invalid_dbref("Found $db field without a $id before it, which is invalid.".into()));
+        }
+        cur -= 1;
+        cur_name = entries[cur].0;
+    }
+    if cur_name == "$id" {
+        if cur == 0 || entries[cur - 1].0 != "$ref" {
+            return Err(invalid_dbref("Found $id field without a $ref before it, which is invalid.".into()));
+        }
+        cur -= 1;
+        cur_name = entries[cur].0;
+    }
+    if cur_name == "$ref" {
+        let v = entries[cur].1;
+        if !matches!(v, Bson::String(_)) {
+            return Err(invalid_dbref(format!(
+                "The DBRef $ref field must be a String, not a {}",
+                type_name_for_message(v)
+            )));
+        }
+        if entries.get(cur + 1).map(|(n, _)| n.as_str()) != Some("$id") {
+            return Err(invalid_dbref("The DBRef $ref field must be followed by a $id field".into()));
+        }
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorKind::DollarPrefixedFieldName,
+            format!(
+                "The dollar ($) prefixed field '{elem_name}' in '{elem_name}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."
+            ),
+        ))
+    }
+}
+
+/// The server's `typeName` as used in messages (same aliases as `$type`).
+fn type_name_for_message(v: &Bson) -> &'static str {
+    value::types::type_name(v)
+}
+
+/// The size checks after an update (17419) and for an upsert (17420).
+pub fn check_updated_size(doc: &Document, upsert: bool) -> Result<usize> {
+    let size = value::bson_size(doc);
+    if size > MAX_USER_SIZE {
+        return Err(if upsert {
+            Error::code(17420, format!("Document to upsert is larger than {MAX_USER_SIZE}"))
+        } else {
+            Error::code(17419, format!("Resulting document after update is larger than {MAX_USER_SIZE}"))
+        });
+    }
+    Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    fn prep(d: &Document) -> Result<Document> {
+        prepare_insert(d, &mut || Bson::Int32(99), &mut || bson::Timestamp { time: 7, increment: 1 })
+    }
+
+    #[test]
+    fn insert_puts_id_first_and_generates_one() {
+        assert_eq!(prep(&doc! {"a": 1, "_id": 2}).unwrap(), doc! {"_id": 2, "a": 1});
+        assert_eq!(prep(&doc! {"a": 1}).unwrap(), doc! {"_id": 99, "a": 1});
+        let ts = bson::Timestamp { time: 0, increment: 0 };
+        assert_eq!(
+            prep(&doc! {"_id": 1, "t": ts}).unwrap(),
+            doc! {"_id": 1, "t": bson::Timestamp { time: 7, increment: 1 }}
+        );
+    }
+
+    #[test]
+    fn insert_rejects_bad_ids() {
+        let e = prep(&doc! {"_id": [1]}).unwrap_err();
+        assert_eq!((e.code_num(), e.message.as_str()), (53, "The '_id' value cannot be of type array"));
+        let e = prep(&doc! {"_id": {"a": 1, "$b": 1}}).unwrap_err();
+        assert_eq!(e.code_num(), 52);
+        assert_eq!(e.message, "_id fields may not contain '$'-prefixed fields: $b is not valid for storage.");
+        assert!(prep(&doc! {"_id": {"$ref": "c", "$id": 1, "$db": "d"}}).is_ok());
+        assert!(prep(&doc! {"$a": 1, "a": {"$b": 1}}).is_ok());
+    }
+
+    #[test]
+    fn insert_depth_limit() {
+        let mut d = doc! {"x": 1};
+        for _ in 0..99 {
+            d = doc! {"a": d};
+        }
+        assert!(prep(&d).is_ok());
+        let d = doc! {"a": d};
+        let e = prep(&d).unwrap_err();
+        assert_eq!(e.code_num(), 15);
+    }
+
+    #[test]
+    fn replacement_rules() {
+        let e = storage_valid(&doc! {"_id": 1, "$x": 1}, false).unwrap_err();
+        assert_eq!(e.code_num(), 52);
+        assert!(e.message.starts_with("The dollar ($) prefixed field '$x' in '$x' is not allowed"));
+        assert!(storage_valid(&doc! {"_id": 1, "$x": 1}, true).is_ok());
+        assert!(storage_valid(&doc! {"$ref": "a", "$id": 1}, false).is_ok());
+        assert_eq!(storage_valid(&doc! {"$id": 1}, false).unwrap_err().code_num(), 55);
+    }
+}
