@@ -40,7 +40,8 @@ pub fn value_size(v: &Bson) -> usize {
         Bson::DbPointer(_) => {
             let mut d = Document::new();
             d.insert("", v.clone());
-            d.to_vec().map(|b| b.len() - 4 - 1 - 2 - 1).unwrap_or(0)
+            // Document length, type byte, the empty name's NUL and the terminator.
+            d.to_vec().map(|b| b.len() - 4 - 1 - 1 - 1).unwrap_or(0)
         }
     }
 }
