@@ -13,6 +13,7 @@ test: setup test-engine
 
 test-engine:
 	cargo test --release --all-targets
+	@cargo test --release --test engine -q -- --nocapture --exact conformance::conformance_crud_cases bson_corpus::bson_corpus_sizes 2>&1 | grep -oE '(conformance|bson corpus): [0-9]+ passed, [0-9]+ failed'
 
 serve:
 	@echo "make serve: the site build is not wired yet" >&2; exit 1

@@ -98,10 +98,17 @@ impl Collection {
     /// The candidates for a filter: an equality on `_id` (`{_id: v}`, `{_id: {$eq: v}}`,
     /// `{_id: {$in: [..]}}`) goes through the `_id` index; anything else scans.
     pub fn candidates(&self, filter: &Document) -> Candidates {
-        if self.id_index.is_none() {
-            return Candidates::Scan;
-        }
         let Some(values) = id_equalities(filter) else { return Candidates::Scan };
+        if self.id_index.is_none() {
+            // No `_id` index (time series): the equality is checked on every document.
+            let rids = self
+                .records
+                .iter()
+                .filter(|(_, r)| r.doc.get("_id").map(|id| values.iter().any(|v| value::equal(v, id))).unwrap_or(false))
+                .map(|(k, _)| *k)
+                .collect();
+            return Candidates::Ids { rids, keys_examined: 0 };
+        }
         let keys_examined = values.len() as u64;
         let mut rids: Vec<u64> = values.iter().filter_map(|v| self.rid_by_id(v)).collect();
         rids.sort_unstable();
@@ -215,7 +222,7 @@ impl Collection {
 
 /// The `_id` values a filter is restricted to by a top-level equality, if it has one the index
 /// can answer.
-fn id_equalities(filter: &Document) -> Option<Vec<Bson>> {
+pub(crate) fn id_equalities(filter: &Document) -> Option<Vec<Bson>> {
     let v = filter.get("_id")?;
     let usable = |v: &Bson| match v {
         Bson::RegularExpression(_) | Bson::Array(_) => false,

@@ -11,15 +11,31 @@ use crate::query::{MatchDetails, Matcher};
 use super::collection::{Candidates, Collection};
 
 /// A parsed filter with the document it came from (the `_id` fast path reads the document).
+/// The empty filter needs no matcher.
 pub(crate) struct Filter<'a> {
     pub doc: &'a Document,
-    pub matcher: Matcher,
+    pub matcher: Option<Matcher>,
 }
 
 impl<'a> Filter<'a> {
     pub fn parse(doc: &'a Document) -> Result<Filter<'a>> {
-        Ok(Filter { doc, matcher: Matcher::parse(doc)? })
+        // `{}` matches everything; `{_id: v}` (and `$eq`/`$in` on `_id` alone) is answered
+        // exactly by the `_id` index.
+        let matcher = if doc.is_empty() || is_id_only(doc) { None } else { Some(Matcher::parse(doc)?) };
+        Ok(Filter { doc, matcher })
     }
+
+    fn match_details(&self, doc: &Document, env: &Env) -> Result<MatchDetails> {
+        match &self.matcher {
+            Some(m) => m.match_details(doc, env),
+            None => Ok(MatchDetails { matched: true, elem_index: None }),
+        }
+    }
+}
+
+/// True when the filter is only an equality on `_id` the index answers exactly.
+pub(crate) fn is_id_only(filter: &Document) -> bool {
+    filter.len() == 1 && super::collection::id_equalities(filter).is_some()
 }
 
 /// How the last read found its documents (for explain).
@@ -46,7 +62,7 @@ pub(crate) fn matching(coll: &Collection, filter: &Filter, env: &Env, stop_after
     }
     let mut check = |rid: u64, doc: &Document, size: usize| -> Result<bool> {
         env.add_docs_examined(1, size as u64);
-        let d = filter.matcher.match_details(doc, env)?;
+        let d = filter.match_details(doc, env)?;
         if d.matched {
             out.push((rid, d));
             if stop_after.map(|n| out.len() >= n).unwrap_or(false) {

@@ -1,1 +1,587 @@
-//! Cases for crud (to be written).
+//! Commands through `Database::run_command`: replies and errors (code, codeName, errmsg) as the
+//! server sends them. Each case runs its setup commands on a fresh database, then one command
+//! whose reply must contain the expected fields (nested values compared exactly).
+
+use bson::{doc, Bson, Document};
+use pattern_playground::db::{Database, WriteOp};
+
+fn new_db() -> Database {
+    let mut db = Database::new();
+    db.set_fixed_time(1_700_000_000_000);
+    db.set_seed(7);
+    db
+}
+
+/// Every field of `expected` is in `actual` with the same value (types included).
+fn contains(actual: &Document, expected: &Document) -> Result<(), String> {
+    for (k, v) in expected {
+        match actual.get(k) {
+            Some(a) if a == v => {}
+            Some(a) => return Err(format!("field {k}: expected {v}, got {a}")),
+            None => return Err(format!("field {k} missing")),
+        }
+    }
+    Ok(())
+}
+
+fn run_setup(db: &mut Database, setup: &[Document]) {
+    for s in setup {
+        let r = db.run_command(s);
+        assert_eq!(r.get("ok"), Some(&Bson::Double(1.0)), "setup {s} failed: {r}");
+    }
+}
+
+/// (description, setup, command, expected reply fields)
+type Case = (&'static str, Vec<Document>, Document, Document);
+
+fn check_all(cases: Vec<Case>) {
+    let mut failures = Vec::new();
+    for (name, setup, cmd, expected) in cases {
+        let mut db = new_db();
+        run_setup(&mut db, &setup);
+        let reply = db.run_command(&cmd);
+        if let Err(e) = contains(&reply, &expected) {
+            failures.push(format!("{name}: {e}\n    reply: {reply}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} failing case(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+fn err(code: i32, code_name: &str, errmsg: &str) -> Document {
+    doc! {"ok": 0.0, "errmsg": errmsg, "code": code, "codeName": code_name}
+}
+
+fn ins(docs: Vec<Document>) -> Document {
+    doc! {"insert": "c", "documents": docs}
+}
+
+fn find_all() -> Document {
+    doc! {"find": "c", "filter": {}}
+}
+
+fn batch(docs: Vec<Document>) -> Document {
+    doc! {"cursor": {"firstBatch": docs, "id": 0i64, "ns": "test.c"}, "ok": 1.0}
+}
+
+#[test]
+fn insert_replies_and_errors() {
+    let dup = "E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }";
+    check_all(vec![
+        ("insert two", vec![], ins(vec![doc! {"_id": 1}, doc! {"_id": 2}]), doc! {"n": 2, "ok": 1.0}),
+        (
+            "ordered insert stops at the duplicate",
+            vec![],
+            ins(vec![doc! {"_id": 1}, doc! {"_id": 1}, doc! {"_id": 2}]),
+            doc! {"n": 1, "writeErrors": [{"index": 1, "code": 11000, "keyPattern": {"_id": 1}, "keyValue": {"_id": 1}, "errmsg": dup}]},
+        ),
+        (
+            "unordered insert goes on after the duplicate",
+            vec![],
+            doc! {"insert": "c", "documents": [{"_id": 1}, {"_id": 1}, {"_id": 2}], "ordered": false},
+            doc! {"n": 2, "writeErrors": [{"index": 1, "code": 11000, "keyPattern": {"_id": 1}, "keyValue": {"_id": 1}, "errmsg": dup}]},
+        ),
+        (
+            "duplicate of a stored document, numbers equal across types",
+            vec![ins(vec![doc! {"_id": 1}])],
+            ins(vec![doc! {"_id": 1.0}]),
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 11000, "keyPattern": {"_id": 1}, "keyValue": {"_id": 1.0}, "errmsg": "E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1.0 }"}]},
+        ),
+        (
+            "_id may not be an array",
+            vec![],
+            ins(vec![doc! {"_id": [1]}]),
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 53, "errmsg": "The '_id' value cannot be of type array"}]},
+        ),
+        (
+            "_id may not be a regex",
+            vec![],
+            ins(vec![doc! {"_id": Bson::RegularExpression(bson::Regex { pattern: "a".to_string().try_into().unwrap(), options: String::new().try_into().unwrap() })}]),
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 53, "errmsg": "The '_id' value cannot be of type regex"}]},
+        ),
+        (
+            "_id may not hold $-prefixed fields",
+            vec![],
+            ins(vec![doc! {"_id": {"$a": 1}}]),
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 52, "errmsg": "_id fields may not contain '$'-prefixed fields: $a is not valid for storage."}]},
+        ),
+        ("top-level $-prefixed and dotted names are allowed", vec![], ins(vec![doc! {"_id": 1, "$a": 1, "a.b": 2, "c": {"$d": 1}}]), doc! {"n": 1}),
+        (
+            "documents must be an array",
+            vec![],
+            doc! {"insert": "c", "documents": 1},
+            err(14, "TypeMismatch", "BSON field 'insert.documents' is the wrong type 'int', expected type 'array'"),
+        ),
+        (
+            "documents is required",
+            vec![],
+            doc! {"insert": "c"},
+            err(40414, "Location40414", "BSON field 'insert.documents' is missing but a required field"),
+        ),
+        (
+            "a document must be an object",
+            vec![],
+            doc! {"insert": "c", "documents": [1]},
+            err(14, "TypeMismatch", "BSON field 'insert.documents.0' is the wrong type 'int', expected type 'object'"),
+        ),
+        (
+            "empty batch",
+            vec![],
+            doc! {"insert": "c", "documents": []},
+            err(16, "InvalidLength", "Write batch sizes must be between 1 and 100000. Got 0 operations."),
+        ),
+        (
+            "collection name must be a string",
+            vec![],
+            doc! {"insert": 1, "documents": [{}]},
+            err(73, "InvalidNamespace", "collection name has invalid type int"),
+        ),
+        (
+            "invalid collection name",
+            vec![],
+            doc! {"insert": "a$b", "documents": [{}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 73, "errmsg": "Invalid collection name: a$b"}]},
+        ),
+    ]);
+}
+
+#[test]
+fn insert_too_large() {
+    let mut db = new_db();
+    let big = "x".repeat(16 * 1024 * 1024);
+    let reply = db.run_command(&ins(vec![doc! {"_id": 1, "s": big}]));
+    // length, `_id` element (type, name, int), `s` element (type, name, length, bytes, NUL), end
+    let size = 4 + (1 + 4 + 4) + (1 + 2 + 4 + 16 * 1024 * 1024 + 1) + 1;
+    let expected = doc! {"n": 0, "writeErrors": [{"index": 0, "code": 2, "errmsg": format!("object to insert too large. size in bytes: {size}, max size: 16777216")}]};
+    contains(&reply, &expected).unwrap();
+}
+
+#[test]
+fn insert_generates_object_id_first() {
+    let mut db = new_db();
+    db.run_command(&ins(vec![doc! {"a": 1, "b": 2}]));
+    let reply = db.run_command(&find_all());
+    let first = reply.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0].as_document().unwrap().clone();
+    let keys: Vec<&String> = first.keys().collect();
+    assert_eq!(keys, ["_id", "a", "b"]);
+    assert!(matches!(first.get("_id"), Some(Bson::ObjectId(_))));
+    // The ObjectId's timestamp is the database clock.
+    let Some(Bson::ObjectId(oid)) = first.get("_id") else { unreachable!() };
+    assert_eq!(oid.timestamp().timestamp_millis(), 1_700_000_000_000);
+    // `_id` given later in the document moves first.
+    db.run_command(&ins(vec![doc! {"a": 1, "_id": 5}]));
+    let reply = db.run_command(&find_all());
+    let second = reply.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[1].as_document().unwrap().clone();
+    assert_eq!(second, doc! {"_id": 5, "a": 1});
+}
+
+#[test]
+fn find_natural_order_skip_limit() {
+    let setup = || vec![ins(vec![doc! {"_id": 3}, doc! {"_id": 1}, doc! {"_id": 2}])];
+    check_all(vec![
+        ("natural order", setup(), find_all(), batch(vec![doc! {"_id": 3}, doc! {"_id": 1}, doc! {"_id": 2}])),
+        ("skip and limit", setup(), doc! {"find": "c", "skip": 1, "limit": 1}, batch(vec![doc! {"_id": 1}])),
+        ("$natural -1", setup(), doc! {"find": "c", "sort": {"$natural": -1}}, batch(vec![doc! {"_id": 2}, doc! {"_id": 1}, doc! {"_id": 3}])),
+        ("find by _id uses the index", setup(), doc! {"find": "c", "filter": {"_id": 1.0}}, batch(vec![doc! {"_id": 1}])),
+        ("find by _id $in", setup(), doc! {"find": "c", "filter": {"_id": {"$in": [2, 3, 9]}}}, batch(vec![doc! {"_id": 3}, doc! {"_id": 2}])),
+        ("missing collection", vec![], doc! {"find": "nope"}, doc! {"cursor": {"firstBatch": [], "id": 0i64, "ns": "test.nope"}}),
+        (
+            "negative limit",
+            vec![],
+            doc! {"find": "c", "limit": -1},
+            err(51024, "Location51024", "BSON field 'limit' value must be >= 0, actual value '-1'"),
+        ),
+        (
+            "filter must be an object",
+            vec![],
+            doc! {"find": "c", "filter": 1},
+            err(14, "TypeMismatch", "BSON field 'find.filter' is the wrong type 'int', expected type 'object'"),
+        ),
+        (
+            "projection excludes _id",
+            setup(),
+            doc! {"find": "c", "filter": {"_id": 1}, "projection": {"_id": 0}},
+            batch(vec![doc! {}]),
+        ),
+        (
+            "$db selects the database",
+            vec![doc! {"insert": "c", "documents": [{"_id": 1}], "$db": "other"}],
+            doc! {"find": "c", "$db": "other"},
+            doc! {"cursor": {"firstBatch": [{"_id": 1}], "id": 0i64, "ns": "other.c"}},
+        ),
+    ]);
+}
+
+#[test]
+fn unknown_and_server_commands() {
+    check_all(vec![
+        ("unknown command", vec![], doc! {"foo": 1}, err(59, "CommandNotFound", "no such command: 'foo'")),
+        ("ping", vec![], doc! {"ping": 1}, doc! {"ok": 1.0}),
+        ("buildInfo", vec![], doc! {"buildInfo": 1}, doc! {"version": "8.0.0", "versionArray": [8, 0, 0, 0], "ok": 1.0}),
+        ("hello", vec![], doc! {"hello": 1}, doc! {"isWritablePrimary": true, "maxBsonObjectSize": 16_777_216, "maxWireVersion": 25}),
+        ("isMaster", vec![], doc! {"isMaster": 1}, doc! {"ismaster": true}),
+        ("getMore", vec![], doc! {"getMore": 5i64, "collection": "c"}, err(43, "CursorNotFound", "cursor id 5 not found")),
+    ]);
+}
+
+#[test]
+fn replacement_updates_and_deletes() {
+    let setup = || vec![ins(vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": 2}])];
+    check_all(vec![
+        (
+            "replacement keeps _id",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 2}, "u": {"b": 1}}]},
+            doc! {"n": 1, "nModified": 1, "ok": 1.0},
+        ),
+        (
+            "no-op replacement is not counted as modified",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"_id": 1, "a": 1}}]},
+            doc! {"n": 1, "nModified": 0},
+        ),
+        (
+            "replacement may not change _id",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"_id": 5}}]},
+            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 66, "errmsg": "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 5"}]},
+        ),
+        (
+            "replacement may not have top-level $ fields",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"x": 1, "$y": 1}}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 52, "errmsg": "The dollar ($) prefixed field '$y' in '$y' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."}]},
+        ),
+        (
+            "multi replacement",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {}, "u": {"x": 1}, "multi": true}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 9, "errmsg": "multi update is not supported for replacement-style update"}]},
+        ),
+        (
+            "replacement upsert keeps the filter's _id",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 7}, "u": {"x": 1}, "upsert": true}]},
+            doc! {"n": 1, "upserted": [{"index": 0, "_id": 7}], "nModified": 0},
+        ),
+        (
+            "replacement upsert with a conflicting _id",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 7}, "u": {"_id": 8}, "upsert": true}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 66, "errmsg": "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 8"}]},
+        ),
+        ("delete all", setup(), doc! {"delete": "c", "deletes": [{"q": {}, "limit": 0}]}, doc! {"n": 2}),
+        ("delete one", setup(), doc! {"delete": "c", "deletes": [{"q": {}, "limit": 1}]}, doc! {"n": 1}),
+        (
+            "delete limit must be 0 or 1",
+            setup(),
+            doc! {"delete": "c", "deletes": [{"q": {}, "limit": 2}]},
+            err(9, "FailedToParse", "The limit field in delete objects must be 0 or 1. Got 2"),
+        ),
+        (
+            "update statements need q",
+            setup(),
+            doc! {"update": "c", "updates": [{"u": {}}]},
+            err(40414, "Location40414", "BSON field 'update.updates.q' is missing but a required field"),
+        ),
+    ]);
+}
+
+#[test]
+fn replacement_result_contents() {
+    let mut db = new_db();
+    db.run_command(&ins(vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": 2}]));
+    db.run_command(&doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"b": 1}}, {"q": {"_id": 9}, "u": {"c": 1}, "upsert": true}]});
+    let reply = db.run_command(&find_all());
+    contains(&reply, &batch(vec![doc! {"_id": 1, "b": 1}, doc! {"_id": 2, "a": 2}, doc! {"_id": 9, "c": 1}])).unwrap();
+    let report = db.last_write_report();
+    assert!(report.is_empty(), "a read reports no writes");
+}
+
+#[test]
+fn find_and_modify() {
+    let setup = || vec![ins(vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": 2}])];
+    check_all(vec![
+        (
+            "remove returns the removed document",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 2}, "remove": true},
+            doc! {"lastErrorObject": {"n": 1}, "value": {"_id": 2, "a": 2}, "ok": 1.0},
+        ),
+        (
+            "remove nothing",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 5}, "remove": true},
+            doc! {"lastErrorObject": {"n": 0}, "value": null},
+        ),
+        (
+            "replacement returning the new document",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"z": 1}, "new": true},
+            doc! {"lastErrorObject": {"n": 1, "updatedExisting": true}, "value": {"_id": 1, "z": 1}},
+        ),
+        (
+            "replacement returning the old document",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"z": 1}},
+            doc! {"lastErrorObject": {"n": 1, "updatedExisting": true}, "value": {"_id": 1, "a": 1}},
+        ),
+        (
+            "upsert",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 3}, "update": {"z": 1}, "upsert": true, "new": true},
+            doc! {"lastErrorObject": {"n": 1, "updatedExisting": false, "upserted": 3}, "value": {"_id": 3, "z": 1}},
+        ),
+        (
+            "upsert returning the old (no) document",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 3}, "update": {"z": 1}, "upsert": true},
+            doc! {"lastErrorObject": {"n": 1, "updatedExisting": false, "upserted": 3}, "value": null},
+        ),
+        (
+            "no match",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 3}, "update": {"z": 1}},
+            doc! {"lastErrorObject": {"n": 0, "updatedExisting": false}, "value": null},
+        ),
+        (
+            "remove and update",
+            setup(),
+            doc! {"findAndModify": "c", "remove": true, "update": {"a": 1}},
+            err(9, "FailedToParse", "Cannot specify both an update and remove=true"),
+        ),
+        (
+            "neither remove nor update",
+            setup(),
+            doc! {"findAndModify": "c", "query": {}},
+            err(9, "FailedToParse", "Either an update or remove=true must be specified"),
+        ),
+        (
+            "remove with new",
+            setup(),
+            doc! {"findAndModify": "c", "remove": true, "new": true},
+            err(9, "FailedToParse", "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document"),
+        ),
+        (
+            "duplicate key is a command error",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"_id": 2}},
+            err(66, "ImmutableField", "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 2"),
+        ),
+    ]);
+}
+
+#[test]
+fn indexes() {
+    let setup = || vec![ins(vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": 2}])];
+    let unique_a = || doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]};
+    check_all(vec![
+        ("create", setup(), unique_a(), doc! {"numIndexesBefore": 1, "numIndexesAfter": 2, "createdCollectionAutomatically": false, "ok": 1.0}),
+        (
+            "create on a new collection",
+            vec![],
+            unique_a(),
+            doc! {"numIndexesBefore": 1, "numIndexesAfter": 2, "createdCollectionAutomatically": true},
+        ),
+        ("again", vec![ins(vec![doc! {}]), unique_a()], unique_a(), doc! {"numIndexesBefore": 2, "numIndexesAfter": 2, "note": "all indexes already exist"}),
+        (
+            "unique index rejects a duplicate",
+            {
+                let mut s = setup();
+                s.push(unique_a());
+                s
+            },
+            ins(vec![doc! {"_id": 3, "a": 1}]),
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 11000, "keyPattern": {"a": 1}, "keyValue": {"a": 1}, "errmsg": "E11000 duplicate key error collection: test.c index: a_1 dup key: { a: 1 }"}]},
+        ),
+        (
+            "unique index build fails on duplicates",
+            vec![ins(vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": 1}])],
+            unique_a(),
+            doc! {"ok": 0.0, "code": 11000, "codeName": "DuplicateKey", "keyValue": {"a": 1}},
+        ),
+        (
+            "listIndexes",
+            vec![ins(vec![doc! {}]), unique_a()],
+            doc! {"listIndexes": "c"},
+            batch(vec![doc! {"v": 2, "key": {"_id": 1}, "name": "_id_"}, doc! {"v": 2, "key": {"a": 1}, "name": "a_1", "unique": true}]),
+        ),
+        ("listIndexes of a missing collection", vec![], doc! {"listIndexes": "c"}, err(26, "NamespaceNotFound", "ns does not exist: test.c")),
+        ("dropIndexes", vec![ins(vec![doc! {}]), unique_a()], doc! {"dropIndexes": "c", "index": "a_1"}, doc! {"nIndexesWas": 2, "ok": 1.0}),
+        (
+            "dropIndexes of the _id index",
+            vec![ins(vec![doc! {}])],
+            doc! {"dropIndexes": "c", "index": "_id_"},
+            err(72, "InvalidOptions", "cannot drop _id index"),
+        ),
+        (
+            "dropIndexes of a missing index",
+            vec![ins(vec![doc! {}])],
+            doc! {"dropIndexes": "c", "index": "b_1"},
+            err(27, "IndexNotFound", "index not found with name [b_1]"),
+        ),
+        (
+            "same name, other key",
+            vec![ins(vec![doc! {}]), unique_a()],
+            doc! {"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "a_1"}]},
+            doc! {"ok": 0.0, "code": 86, "codeName": "IndexKeySpecsConflict"},
+        ),
+        (
+            "same key, other name",
+            vec![ins(vec![doc! {}]), unique_a()],
+            doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "other", "unique": true}]},
+            err(85, "IndexOptionsConflict", "Index already exists with a different name: a_1"),
+        ),
+        (
+            "zero in a key pattern",
+            vec![],
+            doc! {"createIndexes": "c", "indexes": [{"key": {"a": 0}, "name": "a_0"}]},
+            err(67, "CannotCreateIndex", "Error in specification { key: { a: 0 }, name: \"a_0\" } :: caused by :: Values in the index key pattern can't be 0."),
+        ),
+    ]);
+}
+
+#[test]
+fn collections_and_stats() {
+    check_all(vec![
+        (
+            "create and list",
+            vec![doc! {"create": "b"}, doc! {"create": "a"}],
+            doc! {"listCollections": 1, "nameOnly": true},
+            doc! {"cursor": {"firstBatch": [{"name": "a", "type": "collection"}, {"name": "b", "type": "collection"}], "id": 0i64, "ns": "test.$cmd.listCollections"}},
+        ),
+        ("create twice with the same options", vec![doc! {"create": "a"}], doc! {"create": "a"}, doc! {"ok": 1.0}),
+        (
+            "create twice with other options",
+            vec![doc! {"create": "a"}],
+            doc! {"create": "a", "capped": true, "size": 1000},
+            err(48, "NamespaceExists", "Collection already exists. NS: test.a"),
+        ),
+        (
+            "time series options get their defaults",
+            vec![doc! {"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}],
+            doc! {"listCollections": 1},
+            doc! {"cursor": {"firstBatch": [{"name": "ts", "type": "timeseries", "options": {"timeseries": {"timeField": "t", "metaField": "m", "granularity": "seconds", "bucketMaxSpanSeconds": 3600}}, "info": {"readOnly": false}}], "id": 0i64, "ns": "test.$cmd.listCollections"}},
+        ),
+        (
+            "time series measurements need the time field",
+            vec![doc! {"create": "ts", "timeseries": {"timeField": "t"}}],
+            doc! {"insert": "ts", "documents": [{"x": 1}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 2, "errmsg": "'t' must be present and contain a valid BSON UTC datetime value"}]},
+        ),
+        ("drop", vec![ins(vec![doc! {}])], doc! {"drop": "c"}, doc! {"nIndexesWas": 1, "ns": "test.c", "ok": 1.0}),
+        ("drop a missing collection", vec![], doc! {"drop": "c"}, doc! {"ok": 1.0}),
+        ("dropDatabase", vec![ins(vec![doc! {}])], doc! {"dropDatabase": 1}, doc! {"dropped": "test", "ok": 1.0}),
+        (
+            "collStats",
+            vec![ins(vec![doc! {"_id": 1, "a": "xx"}, doc! {"_id": 2}])],
+            doc! {"collStats": "c"},
+            doc! {"ns": "test.c", "count": 2i64, "size": 38i64, "avgObjSize": 19i64, "nindexes": 1},
+        ),
+        ("collStats of a missing collection", vec![], doc! {"collStats": "c"}, err(26, "NamespaceNotFound", "Collection [test.c] not found.")),
+        (
+            "dbStats",
+            vec![ins(vec![doc! {"_id": 1, "a": "xx"}, doc! {"_id": 2}]), doc! {"create": "d"}],
+            doc! {"dbStats": 1},
+            doc! {"db": "test", "collections": 2i64, "objects": 2i64, "dataSize": 38.0, "indexes": 2i64},
+        ),
+        (
+            "count with skip and limit",
+            vec![ins(vec![doc! {}, doc! {}, doc! {}, doc! {}])],
+            doc! {"count": "c", "skip": 1, "limit": 2},
+            doc! {"n": 2, "ok": 1.0},
+        ),
+        ("count of a missing collection", vec![], doc! {"count": "c"}, doc! {"n": 0}),
+        (
+            "renameCollection",
+            vec![ins(vec![doc! {"_id": 1}])],
+            doc! {"renameCollection": "test.c", "to": "test.d"},
+            doc! {"ok": 1.0},
+        ),
+        (
+            "renameCollection of a missing collection",
+            vec![],
+            doc! {"renameCollection": "test.c", "to": "test.d"},
+            err(26, "NamespaceNotFound", "Source collection test.c does not exist"),
+        ),
+    ]);
+}
+
+#[test]
+fn write_reports_record_sizes_and_paths() {
+    let mut db = new_db();
+    db.run_command(&ins(vec![doc! {"_id": 1, "a": 1}]));
+    let r = db.last_write_report().to_vec();
+    assert_eq!(r.len(), 1);
+    assert_eq!((r[0].op, r[0].before_size, r[0].after_size), (WriteOp::Insert, None, Some(21)));
+    assert_eq!(r[0].changed_paths, vec!["_id", "a"]);
+    db.run_command(&doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"a": 1, "b": "x"}}]});
+    let r = db.last_write_report().to_vec();
+    assert_eq!((r[0].op, r[0].before_size, r[0].after_size), (WriteOp::Replace, Some(21), Some(30)));
+    assert_eq!(r[0].changed_paths, vec!["b"]);
+    assert_eq!(r[0].collection, "c");
+    assert_eq!(r[0].id, Bson::Int32(1));
+    db.run_command(&doc! {"delete": "c", "deletes": [{"q": {}, "limit": 0}]});
+    let r = db.last_write_report().to_vec();
+    assert_eq!((r[0].op, r[0].before_size, r[0].after_size), (WriteOp::Delete, Some(30), None));
+}
+
+#[test]
+fn preview_update_leaves_data_unchanged() {
+    let mut db = new_db();
+    db.run_command(&ins(vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": 2}]));
+    let before = db.snapshot();
+    let reply = db.run_command(&doc! {"ppPreviewUpdate": "c", "q": {"_id": 2}, "u": {"a": 2, "b": true}});
+    contains(
+        &reply,
+        &doc! {"ok": 1.0, "matchedCount": 1i64, "modifiedCount": 1i64, "docs": [{
+            "before": {"_id": 2, "a": 2},
+            "after": {"_id": 2, "a": 2, "b": true},
+            "changedPaths": ["b"],
+            "sizeBefore": 21i64,
+            "sizeAfter": 25i64,
+        }]},
+    )
+    .unwrap();
+    assert_eq!(db.snapshot(), before);
+    let reply = db.run_command(&doc! {"ppPreviewUpdate": "c", "q": {"_id": 9}, "u": {"z": 1}, "upsert": true});
+    contains(&reply, &doc! {"matchedCount": 0i64, "modifiedCount": 0i64, "upsertedId": 9}).unwrap();
+    assert_eq!(db.snapshot(), before);
+}
+
+#[test]
+fn snapshot_round_trips_byte_for_byte() {
+    let mut db = new_db();
+    db.run_command(&ins(vec![doc! {"_id": 3, "a": [1, {"b": 2.5}]}, doc! {"_id": 1, "s": "x"}]));
+    db.run_command(&doc! {"createIndexes": "c", "indexes": [{"key": {"s": 1}, "name": "s_1", "unique": true, "sparse": true}]});
+    db.run_command(&doc! {"create": "ts", "timeseries": {"timeField": "t"}});
+    db.run_command(&doc! {"insert": "c", "documents": [{"_id": 2}], "$db": "other"});
+    let bytes = db.snapshot();
+    let mut restored = Database::restore(&bytes).expect("restores");
+    assert_eq!(restored.snapshot(), bytes);
+    // Order, indexes and uniqueness survive.
+    let reply = restored.run_command(&find_all());
+    contains(&reply, &batch(vec![doc! {"_id": 3, "a": [1, {"b": 2.5}]}, doc! {"_id": 1, "s": "x"}])).unwrap();
+    let reply = restored.run_command(&ins(vec![doc! {"_id": 4, "s": "x"}]));
+    assert_eq!(reply.get_array("writeErrors").unwrap()[0].as_document().unwrap().get_i32("code").ok(), Some(11000));
+    assert!(Database::restore(b"not a snapshot").is_err());
+}
+
+#[test]
+fn many_upserts_and_reads_of_a_large_document_by_id() {
+    let mut db = new_db();
+    let n = if cfg!(debug_assertions) { 2_000 } else { 20_000 };
+    for i in 0..n {
+        let r = db.run_command(&doc! {"update": "c", "updates": [{"q": {"_id": i}, "u": {"v": i}, "upsert": true}]});
+        assert_eq!(r.get_i32("n").ok(), Some(1));
+    }
+    let big: Vec<Bson> = (0..20_000).map(|i| Bson::String(format!("{i:0>90}"))).collect();
+    db.run_command(&ins(vec![doc! {"_id": "big", "items": big}]));
+    for _ in 0..if cfg!(debug_assertions) { 50 } else { 1_000 } {
+        let r = db.run_command(&doc! {"find": "c", "filter": {"_id": "big"}});
+        assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().len(), 1);
+        // Found through the _id index: one key and one document examined.
+        assert_eq!((db.last_cost().keys_examined, db.last_cost().docs_examined), (1, 1));
+    }
+    let r = db.run_command(&doc! {"count": "c"});
+    assert_eq!(r.get_i32("n").ok(), Some(n + 1));
+}
