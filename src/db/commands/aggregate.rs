@@ -69,6 +69,11 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     Ok(cursor_reply(&ns, docs))
 }
 
+/// The user variables in scope: the command's `let`.
+pub(crate) fn let_scope(ctx: &Ctx) -> crate::expr::VarScope {
+    crate::expr::VarScope::with_names(ctx.env.vars.keys().cloned())
+}
+
 /// Parses and runs a pipeline over its target, performing `$out`/`$merge`; returns the
 /// documents the cursor returns (none after `$out`/`$merge`).
 pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, stages: &[Bson]) -> Result<Vec<Document>> {
@@ -81,7 +86,7 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
             ));
         }
     }
-    let pipeline = Pipeline::parse(stages)?;
+    let pipeline = Pipeline::parse_with(stages, &let_scope(ctx))?;
     let input = match target {
         Target::Collection(c) => match db.collection(&ctx.db, c) {
             Some(coll) => {
@@ -166,7 +171,14 @@ fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>)
     let when_matched = spec.get("whenMatched").cloned().unwrap_or(Bson::String("merge".into()));
     let when_not_matched = spec.get("whenNotMatched").and_then(|v| v.as_str()).unwrap_or("insert").to_string();
     let matched_pipeline = match &when_matched {
-        Bson::Array(stages) => Some(Pipeline::parse(stages)?),
+        Bson::Array(stages) => {
+            let mut scope = let_scope(ctx);
+            scope.names.push("new".into());
+            if let Some(Bson::Document(l)) = spec.get("let") {
+                scope.names.extend(l.keys().cloned());
+            }
+            Some(Pipeline::parse_with(stages, &scope)?)
+        }
         _ => None,
     };
     let merge_vars: Vec<(String, Bson)> = match spec.get("let") {
