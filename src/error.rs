@@ -97,6 +97,7 @@ error_kinds! {
     NotImplemented = 238,
     QueryFeatureNotAllowed = 224,
     APIStrictError = 323,
+    CannotBackfillArray = 108,
     DuplicateKey = 11000,
 }
 

@@ -1,37 +1,342 @@
-//! Update operators and pipeline-style updates. STUB: the engine-core issue replaces this body;
-//! keep the signatures.
+//! Updates as MongoDB 8 applies them: update operators (`{ $set: .. }`, one file per operator in
+//! `fields/`, `array/` and `bitwise/`, all listed in `registry.rs`), positional paths (`$`, `$[]`,
+//! `$[<id>]` with `arrayFilters`), pipeline-style updates (`[ { $set: .. } ]`, `pipeline.rs`) and
+//! replacement documents.
+//!
+//! An update never changes the document it is given: it builds the new document aside, checks it
+//! (paths, `_id`, field names, size) and only then returns it, so a failed update leaves the
+//! stored document as it was. Errors carry the server's code and wording; values inside messages
+//! are rendered by [`render`].
 
-use bson::{Bson, Document};
+mod array;
+mod bitwise;
+mod fields;
+mod modifier;
+mod path;
+mod pipeline;
+mod registry;
+pub mod render;
+mod tree;
+mod validate;
+
+use bson::{Bson, Document, Timestamp};
 
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
+use crate::expr::VarScope;
+use crate::query::Matcher;
+use crate::value::types::type_name;
+use crate::value::{bson_size, compare};
+
+use modifier::identical_docs;
+use tree::{Ctx, Node, ObjectNode, ParseCx};
+
+/// The largest document a user may store (`BSONObjMaxUserSize`).
+pub const MAX_DOCUMENT_SIZE: usize = 16 * 1024 * 1024;
 
 /// What one update did to one document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Applied {
     /// The document after the update.
     pub doc: Document,
-    /// Dotted paths the update changed, in the order it changed them (feeds the diff UI).
+    /// Dotted paths the update changed, in the order it changed them (feeds the diff UI). Array
+    /// elements appear by index (`items.1.price`); for replacements and pipelines, the paths that
+    /// differ between the old and the new document.
     pub changed_paths: Vec<String>,
     /// False when the update left every byte as it was (a no-op `$set`, ...).
     pub modified: bool,
 }
 
-/// A parsed update: operators (`{ $set: .. }`) or a pipeline (`[ { $set: .. } ]`).
+/// A parsed update: operators (`{ $set: .. }`), a replacement document (`{ a: 1 }`), or a
+/// pipeline (`[ { $set: .. } ]`).
 #[derive(Debug, Clone)]
 pub struct Update {
-    _spec: Bson,
+    kind: Kind,
+    filters: Vec<(String, Matcher)>,
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Modifiers { root: Node, positional: bool },
+    Replacement(Document),
+    Pipeline(pipeline::Pipeline),
 }
 
 impl Update {
     /// Parses an update document or pipeline, with the `arrayFilters` of the command.
-    pub fn parse(spec: &Bson, _array_filters: Option<&[Document]>) -> Result<Update> {
-        Ok(Update { _spec: spec.clone() })
+    pub fn parse(spec: &Bson, array_filters: Option<&[Document]>) -> Result<Update> {
+        Update::parse_with(spec, array_filters, &VarScope::default())
+    }
+
+    /// As [`Update::parse`], with the variables a pipeline may use (the command's `let`).
+    pub fn parse_with(spec: &Bson, array_filters: Option<&[Document]>, scope: &VarScope) -> Result<Update> {
+        let filters = parse_filters(array_filters.unwrap_or(&[]))?;
+        let kind = match spec {
+            Bson::Array(stages) => {
+                if !filters.is_empty() {
+                    return Err(Error::failed_to_parse("arrayFilters may not be specified for pipeline-style updates"));
+                }
+                Kind::Pipeline(pipeline::Pipeline::parse(stages, scope)?)
+            }
+            Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => parse_modifiers(d, &filters)?,
+            Bson::Document(d) => Kind::Replacement(d.clone()),
+            _ => return Err(Error::failed_to_parse("Update argument must be either an object or an array")),
+        };
+        Ok(Update { kind, filters })
+    }
+
+    /// True for a replacement document (`{ a: 1 }`): the caller may refuse it where only operators
+    /// are allowed (`updateOne`, `multi: true`).
+    pub fn is_replacement(&self) -> bool {
+        matches!(self.kind, Kind::Replacement(_))
+    }
+
+    /// True for a pipeline-style update.
+    pub fn is_pipeline(&self) -> bool {
+        matches!(self.kind, Kind::Pipeline(_))
+    }
+
+    /// True when a path uses the positional `$`, so the caller must pass the matched array index.
+    pub fn is_positional(&self) -> bool {
+        matches!(self.kind, Kind::Modifiers { positional: true, .. })
     }
 
     /// Applies the update to `doc`. `positional` is the index the query matched (for `$`);
     /// `inserting` is true when the document is being created by an upsert (`$setOnInsert`).
-    pub fn apply(&self, _doc: &Document, _positional: Option<usize>, _inserting: bool, _env: &Env) -> Result<Applied> {
-        Err(Error::new(ErrorKind::NotImplemented, "updates are not implemented yet"))
+    pub fn apply(&self, doc: &Document, positional: Option<usize>, inserting: bool, env: &Env) -> Result<Applied> {
+        let applied = match &self.kind {
+            Kind::Modifiers { root, .. } => {
+                let mut cx = Ctx {
+                    env,
+                    positional,
+                    inserting,
+                    filters: &self.filters,
+                    id: render::id_of(doc),
+                    changed: Vec::new(),
+                    modified: false,
+                    timestamps: 0,
+                };
+                let mut value = Bson::Document(doc.clone());
+                tree::apply(root, &mut value, &mut Vec::new(), &mut cx)?;
+                let Bson::Document(mut out) = value else {
+                    return Err(fields::internal("the document stopped being a document"));
+                };
+                if !cx.modified {
+                    return Ok(Applied { doc: doc.clone(), changed_paths: Vec::new(), modified: false });
+                }
+                if inserting {
+                    id_first(&mut out);
+                    if let Some(id) = out.get("_id") {
+                        validate::id_value(id)?;
+                    }
+                }
+                Applied { doc: out, changed_paths: cx.changed, modified: true }
+            }
+            Kind::Replacement(r) => {
+                let mut r = r.clone();
+                fill_timestamps(&mut r, env);
+                replace(doc, &r, false)?
+            }
+            Kind::Pipeline(p) => {
+                let out = p.run(doc, env)?;
+                replace(doc, &out, true)?
+            }
+        };
+        let size = bson_size(&applied.doc);
+        if size > MAX_DOCUMENT_SIZE {
+            return Err(if inserting {
+                Error::code(17420, format!("Document to upsert is larger than {MAX_DOCUMENT_SIZE}"))
+            } else {
+                Error::code(17419, format!("Resulting document after update is larger than {MAX_DOCUMENT_SIZE}"))
+            });
+        }
+        Ok(applied)
+    }
+}
+
+/// Checks a replacement document (`replaceOne`, `findOneAndReplace`, an update command whose
+/// `u` is a plain document) as the server's storage validation does: no `$`-prefixed top-level
+/// field (except a DBRef's `$ref`/`$id`/`$db`), and an `_id` that is not an array, regex,
+/// `undefined`, or a document with `$`-prefixed fields. Field names with dots are allowed.
+pub fn validate_replacement(doc: &Document) -> Result<()> {
+    validate::document(doc, false)
+}
+
+fn parse_modifiers(spec: &Document, filters: &[(String, Matcher)]) -> Result<Kind> {
+    let mut root = Node::Object(ObjectNode::default());
+    let mut positional = false;
+    let mut used = Vec::new();
+    for (name, operand) in spec {
+        let Some(parse) = registry::lookup(name) else {
+            return Err(Error::failed_to_parse(format!(
+                "Unknown modifier: {name}. Expected a valid update modifier or pipeline-style update specified as an array"
+            )));
+        };
+        let Bson::Document(fields) = operand else {
+            return Err(Error::failed_to_parse(format!(
+                "Modifiers operate on fields but we found type {} instead. For example: {{$mod: {{<field>: ...}}}} not {{{}}}",
+                type_name(operand),
+                render::element(name, operand)
+            )));
+        };
+        let mut cx = ParseCx { filters, used: &mut used };
+        for (field, value) in fields {
+            let is_positional = if name == "$rename" {
+                tree::place(&mut root, field, || Ok(registry::Op::Placeholder), &mut cx)?;
+                let Bson::String(to) = value else {
+                    return Err(Error::bad_value(format!(
+                        "The 'to' field for $rename must be a string: {}",
+                        render::element(field, value)
+                    )));
+                };
+                tree::place(&mut root, to, || parse(field, value), &mut cx)?
+            } else {
+                tree::place(&mut root, field, || parse(field, value), &mut cx)?
+            };
+            positional |= is_positional;
+        }
+    }
+    for (id, _) in filters {
+        if !used.contains(id) {
+            return Err(Error::failed_to_parse(format!(
+                "The array filter for identifier '{id}' was not used in the update {}",
+                render::document(spec)
+            )));
+        }
+    }
+    Ok(Kind::Modifiers { root, positional })
+}
+
+/// The identifier an array filter is about (`ExpressionWithPlaceholder`): the first component of
+/// its paths, through `$and`/`$or`/`$nor`.
+fn placeholder(filter: &Document) -> Result<Option<String>> {
+    let mut found: Option<String> = None;
+    for (k, v) in filter {
+        let names: Vec<Option<String>> = match k.as_str() {
+            "$and" | "$or" | "$nor" => match v {
+                Bson::Array(items) => items
+                    .iter()
+                    .map(|x| match x {
+                        Bson::Document(d) => placeholder(d),
+                        _ => Ok(None),
+                    })
+                    .collect::<Result<_>>()?,
+                _ => Vec::new(),
+            },
+            k if k.starts_with('$') => Vec::new(),
+            k => vec![Some(k.split('.').next().unwrap_or_default().to_string())],
+        };
+        for name in names.into_iter().flatten() {
+            match &found {
+                None => found = Some(name),
+                Some(prev) if *prev != name => {
+                    return Err(Error::failed_to_parse(format!("Expected a single top-level field name, found '{prev}' and '{name}'")));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn parse_filters(raw: &[Document]) -> Result<Vec<(String, Matcher)>> {
+    let context = |e: Error| Error { message: format!("Error parsing array filter :: caused by :: {}", e.message), ..e };
+    let mut out: Vec<(String, Matcher)> = Vec::new();
+    for f in raw {
+        let matcher = Matcher::parse(f).map_err(context)?;
+        let name = placeholder(f).map_err(context)?;
+        let Some(name) = name else {
+            return Err(Error::failed_to_parse("Cannot use an expression without a top-level field name in arrayFilters"));
+        };
+        let valid = name.bytes().next().is_some_and(|b| b.is_ascii_lowercase()) && name.bytes().all(|b| b.is_ascii_alphanumeric());
+        if !valid {
+            return Err(context(Error::bad_value(format!(
+                "The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '{name}'"
+            ))));
+        }
+        if out.iter().any(|(k, _)| *k == name) {
+            return Err(Error::failed_to_parse(format!("Found multiple array filters with the same top-level field name {name}")));
+        }
+        out.push((name, matcher));
+    }
+    Ok(out)
+}
+
+/// Moves `_id` to the front (a document an upsert creates).
+fn id_first(doc: &mut Document) {
+    if doc.keys().next().is_some_and(|k| k == "_id") {
+        return;
+    }
+    if let Some(id) = doc.remove("_id") {
+        let mut out = Document::new();
+        out.insert("_id", id);
+        out.extend(std::mem::take(doc));
+        *doc = out;
+    }
+}
+
+/// Zero timestamps at the top of a replacement become the current time (`ObjectReplaceExecutor`).
+fn fill_timestamps(doc: &mut Document, env: &Env) {
+    let secs = env.now.timestamp_millis().div_euclid(1000).clamp(0, u32::MAX as i64) as u32;
+    let mut inc = 0;
+    for (k, v) in doc.iter_mut() {
+        if k != "_id" {
+            if let Bson::Timestamp(Timestamp { time: 0, increment: 0 }) = v {
+                inc += 1;
+                *v = Bson::Timestamp(Timestamp { time: secs, increment: inc });
+            }
+        }
+    }
+}
+
+/// Replaces the document with `new` (`ObjectReplaceExecutor::applyReplacementUpdate`): keeps the
+/// old `_id` when `new` has none, validates, and refuses a changed `_id`.
+fn replace(original: &Document, new: &Document, pipeline: bool) -> Result<Applied> {
+    if identical_docs(original, new) {
+        return Ok(Applied { doc: original.clone(), changed_paths: Vec::new(), modified: false });
+    }
+    let mut out = Document::new();
+    if !new.contains_key("_id") {
+        if let Some(id) = original.get("_id") {
+            out.insert("_id", id.clone());
+        }
+    }
+    for (k, v) in new {
+        out.insert(k.clone(), v.clone());
+    }
+    validate::document(&out, pipeline)?;
+    if let (Some(old), Some(now)) = (original.get("_id"), out.get("_id")) {
+        if compare(old, now) != std::cmp::Ordering::Equal {
+            return Err(Error::new(
+                ErrorKind::ImmutableField,
+                format!(
+                    "After applying the update, the (immutable) field '_id' was found to have been altered to {}",
+                    render::element("_id", now)
+                ),
+            ));
+        }
+    }
+    let mut changed = Vec::new();
+    diff("", original, &out, &mut changed);
+    Ok(Applied { doc: out, changed_paths: changed, modified: true })
+}
+
+/// The paths that differ between two documents (for the diff UI).
+fn diff(prefix: &str, old: &Document, new: &Document, out: &mut Vec<String>) {
+    let path = |k: &str| if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+    for (k, v) in old {
+        match new.get(k) {
+            None => out.push(path(k)),
+            Some(n) => match (v, n) {
+                (Bson::Document(a), Bson::Document(b)) => diff(&path(k), a, b, out),
+                (a, b) if !modifier::identical(a, b) => out.push(path(k)),
+                _ => {}
+            },
+        }
+    }
+    for k in new.keys() {
+        if !old.contains_key(k) {
+            out.push(path(k));
+        }
     }
 }

@@ -1,0 +1,3 @@
+//! Bitwise update operators (the manual's "Bitwise" family): `$bit`.
+
+pub mod bit;

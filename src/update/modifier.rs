@@ -1,0 +1,127 @@
+//! What every update operator implements (the server's `ModifierNode`), and helpers operators
+//! share: the binary-identity test of no-op detection and integer argument parsing.
+
+use bson::Bson;
+
+use crate::env::Env;
+use crate::error::{Error, Result};
+use crate::value::number::to_d128;
+use crate::value::Number;
+
+use super::render;
+
+/// What an operator learns about the element it applies to.
+pub(crate) struct OpCtx<'a> {
+    pub env: &'a Env,
+    /// The element's own field name (the last component of its path).
+    pub field: &'a str,
+    /// The dotted path of the element.
+    pub path: &'a str,
+    /// The document's `_id` as messages quote it (`_id: 1`), or `no id`.
+    pub id: &'a str,
+    /// Increments already handed to `$currentDate` timestamps in this operation.
+    pub timestamps: &'a mut u32,
+}
+
+/// The effect of an operator on an existing element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    NoOp,
+    Updated,
+    /// Remove the element (an array element becomes `null` instead).
+    Removed,
+}
+
+/// One update operator applied at the end of a path.
+pub(crate) trait Modifier {
+    /// Applies the operator to an element that exists.
+    fn update_existing(&self, elem: &mut Bson, c: &mut OpCtx) -> Result<Outcome>;
+
+    /// The value of the element the operator creates where the path is missing; `None` for
+    /// operators that never create (`$unset`, `$pop`, `$pull`, `$pullAll`).
+    fn new_value(&self, c: &mut OpCtx) -> Result<Option<Bson>>;
+
+    /// For operators that do not create: true when a missing path that could not even be created
+    /// is still a no-op rather than an error (only `$unset`).
+    fn allow_non_viable(&self) -> bool {
+        false
+    }
+
+    /// True for `$setOnInsert`, which does nothing unless the document is being inserted.
+    fn insert_only(&self) -> bool {
+        false
+    }
+}
+
+/// Binary identity of two values (`BSONElement::binaryEqualValues`): same type and same bytes, so
+/// `1` and `1.0` differ, and so do `0.0` and `-0.0`. Used only for no-op detection, never for
+/// matching (which is `value::equal`).
+pub(crate) fn identical(a: &Bson, b: &Bson) -> bool {
+    match (a, b) {
+        (Bson::Double(x), Bson::Double(y)) => x.to_bits() == y.to_bits(),
+        (Bson::Int32(x), Bson::Int32(y)) => x == y,
+        (Bson::Int64(x), Bson::Int64(y)) => x == y,
+        (Bson::Decimal128(x), Bson::Decimal128(y)) => x.bytes() == y.bytes(),
+        (Bson::Document(x), Bson::Document(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|((ka, va), (kb, vb))| ka == kb && identical(va, vb))
+        }
+        (Bson::Array(x), Bson::Array(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| identical(p, q)),
+        (Bson::JavaScriptCodeWithScope(x), Bson::JavaScriptCodeWithScope(y)) => {
+            x.code == y.code && identical(&Bson::Document(x.scope.clone()), &Bson::Document(y.scope.clone()))
+        }
+        (x, y) => {
+            if std::mem::discriminant(x) != std::mem::discriminant(y) {
+                return false;
+            }
+            // Strings, ObjectIds, binaries, dates, timestamps, regexes, code, symbols and the
+            // unit types: the driver's equality is byte equality for these.
+            x == y
+        }
+    }
+}
+
+/// Binary identity of two whole documents.
+pub(crate) fn identical_docs(a: &bson::Document, b: &bson::Document) -> bool {
+    a.len() == b.len() && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka == kb && identical(va, vb))
+}
+
+/// `BSONElement::parseIntegerElementToLong`: a number with an integral value within int64.
+pub(crate) fn integer_argument(name: &str, v: &Bson) -> Result<i64> {
+    let shown = || render::element(name, v);
+    match v {
+        Bson::Int32(i) => Ok(*i as i64),
+        Bson::Int64(i) => Ok(*i),
+        Bson::Double(f) => {
+            if f.is_nan() {
+                return Err(Error::failed_to_parse(format!("Expected an integer, but found NaN in: {}", shown())));
+            }
+            if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(f) {
+                return Err(Error::failed_to_parse(format!("Cannot represent as a 64-bit integer: {}", shown())));
+            }
+            if f.fract() != 0.0 {
+                return Err(Error::failed_to_parse(format!("Expected an integer: {}", shown())));
+            }
+            Ok(*f as i64)
+        }
+        Bson::Decimal128(d) => {
+            let n = Number::Decimal(to_d128(d));
+            n.to_exact_i64().ok_or_else(|| Error::failed_to_parse(format!("Cannot represent as a 64-bit integer: {}", shown())))
+        }
+        _ => Err(Error::failed_to_parse(format!("Expected a number in: {}", shown()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::bson;
+
+    #[test]
+    fn identity_is_binary() {
+        assert!(!identical(&bson!(1), &bson!(1.0)));
+        assert!(!identical(&bson!(0.0), &bson!(-0.0)));
+        assert!(identical(&bson!(f64::NAN), &bson!(f64::NAN)));
+        assert!(!identical(&bson!({"a": 1, "b": 2}), &bson!({"b": 2, "a": 1})));
+        assert!(identical(&bson!({"a": [1, "x"]}), &bson!({"a": [1, "x"]})));
+    }
+}
