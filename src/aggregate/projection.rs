@@ -107,15 +107,13 @@ fn true_value(v: &Bson) -> bool {
     }
 }
 
-/// Parses an operator expression `{ $op: .. }`, telling apart an unknown operator name (31325).
+/// Parses an operator expression `{ $op: .. }`; an unknown operator name is 31325.
 fn parse_operator(obj: &Document, scope: &VarScope) -> Result<Expr> {
-    let name = obj.keys().next().cloned().unwrap_or_default();
-    match Expr::parse(&Bson::Document(obj.clone()), scope) {
-        Err(e) if e.code_num() == 168 && e.message == format!("Unrecognized expression '{name}'") => {
-            Err(err(31325, format!("Unknown expression {name}")))
-        }
-        other => other,
+    let name = obj.keys().next().map(String::as_str).unwrap_or_default();
+    if !crate::expr::registry::is_operator(name) {
+        return Err(err(31325, format!("Unknown expression {name}")));
     }
+    Expr::parse_object(obj, scope)
 }
 
 /// Parses a `$project` specification given as (field, value) pairs (errors without the

@@ -135,8 +135,8 @@ impl Granularity {
                 let exp = if up { x.log2().floor() + 1.0 } else { x.log2().ceil() - 1.0 };
                 let p = 2f64.powf(exp);
                 Ok(match v {
-                    Bson::Int32(_) | Bson::Int64(_) if p < 2_147_483_648.0 && matches!(v, Bson::Int32(_)) => Bson::Int32(p as i32),
-                    Bson::Int32(_) | Bson::Int64(_) if p < 9.2e18 => Bson::Int64(p as i64),
+                    Bson::Int32(_) if p.fract() == 0.0 && p < 2_147_483_648.0 => Bson::Int32(p as i32),
+                    Bson::Int32(_) | Bson::Int64(_) if p.fract() == 0.0 && p < 9.2e18 => Bson::Int64(p as i64),
                     _ => Bson::Double(p),
                 })
             }

@@ -26,12 +26,13 @@ pub(crate) struct Group {
 /// an object of expressions (no inclusion-style values: 17390).
 pub(crate) fn parse_id(spec: &Bson, scope: &VarScope) -> Result<Expr> {
     match spec {
-        Bson::Document(d) if d.is_empty() || d.keys().next().is_some_and(|k| k.starts_with('$')) => Expr::parse(spec, scope),
+        Bson::Document(d) if d.is_empty() => Ok(Expr::constant(spec.clone())),
+        Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => Expr::parse_object(d, scope),
         Bson::Document(d) => {
             if d.values().any(|v| matches!(v, Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) | Bson::Boolean(_))) {
                 return Err(err(17390, "$group does not support inclusion-style expressions"));
             }
-            Expr::parse(spec, scope)
+            Expr::parse_object(d, scope)
         }
         other => Expr::parse(other, scope),
     }
