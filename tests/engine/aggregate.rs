@@ -1307,3 +1307,366 @@ fn union_with() {
         ("unknown field", bson!([{ "$unionWith": { "coll": "a", "x": 1 } }]), input.clone(), fail(40415, "BSON field '$unionWith.x' is an unknown field.")),
     ]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// $bucket, $bucketAuto, $sortByCount
+// ---------------------------------------------------------------------------------------------
+
+fn artists() -> Bson {
+    bson!([
+        { "_id": 1, "year": 1926, "price": 199.99 },
+        { "_id": 2, "year": 1902 },
+        { "_id": 3, "year": 1925 },
+        { "_id": 4, "year": 1911 },
+        { "_id": 5, "year": 1976 },
+        { "_id": 6 }
+    ])
+}
+
+#[test]
+fn bucket() {
+    table(vec![
+        (
+            "default bucket and output",
+            bson!([{ "$bucket": {
+                "groupBy": "$year", "boundaries": [1900, 1920, 1940], "default": "Other",
+                "output": { "count": { "$sum": 1 }, "ids": { "$push": "$_id" } }
+            } }]),
+            artists(),
+            ok(bson!([
+                { "_id": 1900, "count": 2, "ids": [2, 4] },
+                { "_id": 1920, "count": 2, "ids": [1, 3] },
+                { "_id": "Other", "count": 2, "ids": [5, 6] }
+            ])),
+        ),
+        (
+            "count by default, sorted by boundary, empty buckets left out",
+            bson!([{ "$bucket": { "groupBy": "$year", "boundaries": [1900, 1910, 1920, 1930, 2000], "default": 0 } }]),
+            artists(),
+            ok(bson!([{ "_id": 0, "count": 1 }, { "_id": 1900, "count": 1 }, { "_id": 1910, "count": 1 }, { "_id": 1920, "count": 2 }, { "_id": 1930, "count": 1 }])),
+        ),
+        (
+            "a value outside the boundaries without default",
+            bson!([{ "$bucket": { "groupBy": "$year", "boundaries": [1900, 1940] } }]),
+            artists(),
+            fail(40066, "$switch could not find a matching branch for an input, and no default was specified."),
+        ),
+        (
+            "expression groupBy",
+            bson!([{ "$bucket": { "groupBy": { "$ifNull": ["$price", 0] }, "boundaries": [0, 100, 1000] } }]),
+            artists(),
+            ok(bson!([{ "_id": 0, "count": 5 }, { "_id": 100, "count": 1 }])),
+        ),
+    ]);
+}
+
+#[test]
+fn bucket_errors() {
+    let input = bson!([]);
+    let b = |spec: Bson| Bson::Array(vec![bson!({ "$bucket": spec })]);
+    table(vec![
+        ("not an object", b(bson!(1)), input.clone(), fail(40201, "Argument to $bucket stage must be an object, but found type: int.")),
+        ("missing boundaries", b(bson!({ "groupBy": "$a" })), input.clone(), fail(40198, "$bucket requires 'groupBy' and 'boundaries' to be specified.")),
+        (
+            "groupBy not a path",
+            b(bson!({ "groupBy": "a", "boundaries": [0, 1] })),
+            input.clone(),
+            fail(40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: \"a\"."),
+        ),
+        ("boundaries not an array", b(bson!({ "groupBy": "$a", "boundaries": 1 })), input.clone(), fail(40200, "The $bucket 'boundaries' field must be an array, but found type: int.")),
+        (
+            "one boundary",
+            b(bson!({ "groupBy": "$a", "boundaries": [1] })),
+            input.clone(),
+            fail(40192, "The $bucket 'boundaries' field must have at least 2 values, but found 1 value(s)."),
+        ),
+        (
+            "mixed types",
+            b(bson!({ "groupBy": "$a", "boundaries": [1, "a"] })),
+            input.clone(),
+            fail(40193, "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types int and string."),
+        ),
+        (
+            "not sorted",
+            b(bson!({ "groupBy": "$a", "boundaries": [0, 5, 2] })),
+            input.clone(),
+            fail(40194, "The 'boundaries' option to $bucket must be sorted, but elements 1 and 2 are not in ascending order (5 is not less than 2)."),
+        ),
+        (
+            "boundary not constant",
+            b(bson!({ "groupBy": "$a", "boundaries": [0, "$x"] })),
+            input.clone(),
+            fail(40191, "The $bucket 'boundaries' field must be an array of constant values, but found value: \"$x\"."),
+        ),
+        (
+            "default inside the range",
+            b(bson!({ "groupBy": "$a", "boundaries": [0, 10], "default": 5 })),
+            input.clone(),
+            fail(40199, "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary."),
+        ),
+        (
+            "default not constant",
+            b(bson!({ "groupBy": "$a", "boundaries": [0, 10], "default": "$x" })),
+            input.clone(),
+            fail(40195, "The $bucket 'default' field must be a constant expression, but found: \"$x\"."),
+        ),
+        ("output not an object", b(bson!({ "groupBy": "$a", "boundaries": [0, 10], "output": 1 })), input.clone(), fail(40196, "The $bucket 'output' field must be an object, but found type: int.")),
+        ("unknown option", b(bson!({ "groupBy": "$a", "boundaries": [0, 10], "x": 1 })), input.clone(), fail(40197, "Unrecognized option to $bucket: x.")),
+        (
+            "bad output accumulator",
+            b(bson!({ "groupBy": "$a", "boundaries": [0, 10], "output": { "n": 1 } })),
+            input.clone(),
+            fail(40234, "The field 'n' must be an accumulator object"),
+        ),
+    ]);
+}
+
+#[test]
+fn bucket_auto() {
+    let nums = |v: &[i32]| Bson::Array(v.iter().map(|i| bson!({ "v": *i })).collect());
+    table(vec![
+        (
+            "even split, last bucket takes the rest",
+            bson!([{ "$bucketAuto": { "groupBy": "$v", "buckets": 3 } }]),
+            nums(&[10, 9, 8, 7, 6, 5, 4, 3, 2, 1]),
+            ok(bson!([
+                { "_id": { "min": 1, "max": 4 }, "count": 3 },
+                { "_id": { "min": 4, "max": 7 }, "count": 3 },
+                { "_id": { "min": 7, "max": 10 }, "count": 4 }
+            ])),
+        ),
+        (
+            "equal values stay in one bucket",
+            bson!([{ "$bucketAuto": { "groupBy": "$v", "buckets": 2 } }]),
+            nums(&[1, 1, 1, 2, 3]),
+            ok(bson!([{ "_id": { "min": 1, "max": 2 }, "count": 3 }, { "_id": { "min": 2, "max": 3 }, "count": 2 }])),
+        ),
+        (
+            "fewer documents than buckets",
+            bson!([{ "$bucketAuto": { "groupBy": "$v", "buckets": 5 } }]),
+            nums(&[2, 1]),
+            ok(bson!([{ "_id": { "min": 1, "max": 2 }, "count": 1 }, { "_id": { "min": 2, "max": 2 }, "count": 1 }])),
+        ),
+        (
+            "output accumulators",
+            bson!([{ "$bucketAuto": { "groupBy": "$v", "buckets": 1, "output": { "s": { "$sum": "$v" }, "n": { "$count": {} } } } }]),
+            nums(&[1, 2, 3]),
+            ok(bson!([{ "_id": { "min": 1, "max": 3 }, "s": 6, "n": 3 }])),
+        ),
+        ("no documents", bson!([{ "$bucketAuto": { "groupBy": "$v", "buckets": 2 } }]), bson!([]), ok(bson!([]))),
+        (
+            "missing values group as null, first",
+            bson!([{ "$bucketAuto": { "groupBy": "$v", "buckets": 2 } }]),
+            bson!([{ "v": 5 }, {}]),
+            ok(bson!([{ "_id": { "min": null, "max": 5 }, "count": 1 }, { "_id": { "min": 5, "max": 5 }, "count": 1 }])),
+        ),
+    ]);
+}
+
+#[test]
+fn bucket_auto_errors() {
+    let input = bson!([]);
+    let b = |spec: Bson| Bson::Array(vec![bson!({ "$bucketAuto": spec })]);
+    table(vec![
+        ("not an object", b(bson!(1)), input.clone(), fail(40240, "The argument to $bucketAuto must be an object, but found type: int")),
+        ("missing buckets", b(bson!({ "groupBy": "$a" })), input.clone(), fail(40246, "$bucketAuto requires 'groupBy' and 'buckets' to be specified")),
+        (
+            "groupBy not a path",
+            b(bson!({ "groupBy": 1, "buckets": 2 })),
+            input.clone(),
+            fail(40239, "The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: 1"),
+        ),
+        ("buckets not a number", b(bson!({ "groupBy": "$a", "buckets": "2" })), input.clone(), fail(40241, "The $bucketAuto 'buckets' field must be a numeric value, but found type: string")),
+        ("buckets zero", b(bson!({ "groupBy": "$a", "buckets": 0 })), input.clone(), fail(40243, "The $bucketAuto 'buckets' field must be greater than 0, but found: 0")),
+        (
+            "buckets fraction",
+            b(bson!({ "groupBy": "$a", "buckets": 1.5 })),
+            input.clone(),
+            fail(40242, "The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found 1.5"),
+        ),
+        ("unknown option", b(bson!({ "groupBy": "$a", "buckets": 2, "x": 1 })), input.clone(), fail(40245, "Unrecognized option to $bucketAuto: x")),
+        ("output not an object", b(bson!({ "groupBy": "$a", "buckets": 2, "output": [] })), input.clone(), fail(40244, "The $bucketAuto 'output' field must be an object, but found type: array")),
+        ("unknown granularity", b(bson!({ "groupBy": "$a", "buckets": 2, "granularity": "R3" })), input.clone(), fail(40257, "Unknown rounding granularity 'R3'")),
+        (
+            "granularity not a string",
+            b(bson!({ "groupBy": "$a", "buckets": 2, "granularity": 1 })),
+            input.clone(),
+            fail(40261, "The $bucketAuto 'granularity' field must be a string, but found type: int"),
+        ),
+    ]);
+}
+
+#[test]
+fn sort_by_count() {
+    table(vec![
+        (
+            "count descending, ties in first-seen order",
+            bson!([{ "$sortByCount": "$item" }]),
+            sales(),
+            ok(bson!([{ "_id": "abc", "count": 2 }, { "_id": "xyz", "count": 2 }, { "_id": "jkl", "count": 1 }])),
+        ),
+        (
+            "expression",
+            bson!([{ "$sortByCount": { "$gt": ["$qty", 5] } }]),
+            sales(),
+            ok(bson!([{ "_id": true, "count": 3 }, { "_id": false, "count": 2 }])),
+        ),
+        (
+            "after $unwind",
+            bson!([{ "$unwind": "$tags" }, { "$sortByCount": "$tags" }]),
+            sales(),
+            ok(bson!([{ "_id": "a", "count": 2 }, { "_id": "b", "count": 1 }])),
+        ),
+        (
+            "not a path",
+            bson!([{ "$sortByCount": "item" }]),
+            sales(),
+            fail(40148, "the sortByCount field must be defined as a $-prefixed path or an expression inside an object"),
+        ),
+        (
+            "object without operator",
+            bson!([{ "$sortByCount": { "a": "$item" } }]),
+            sales(),
+            fail(40147, "the sortByCount field must be defined as a $-prefixed path or an expression inside an object"),
+        ),
+        ("number", bson!([{ "$sortByCount": 1 }]), sales(), fail(40149, "the sortByCount field must be specified as a string or as an object")),
+    ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// $facet, $replaceRoot / $replaceWith, $documents, $sample, $redact
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn facet() {
+    let input = bson!([{ "a": 1 }, { "a": 2 }, { "a": 3 }]);
+    table(vec![
+        (
+            "several facets over the same input",
+            bson!([{ "$facet": { "first": [{ "$limit": 1 }], "n": [{ "$count": "c" }], "none": [{ "$skip": 10 }] } }]),
+            input.clone(),
+            ok(bson!([{ "first": [{ "a": 1 }], "n": [{ "c": 3 }], "none": [] }])),
+        ),
+        (
+            "one document even without input",
+            bson!([{ "$facet": { "first": [{ "$limit": 1 }], "n": [{ "$count": "c" }] } }]),
+            bson!([]),
+            ok(bson!([{ "first": [], "n": [] }])),
+        ),
+        (
+            "then unwind",
+            bson!([{ "$facet": { "x": [{ "$skip": 1 }] } }, { "$unwind": "$x" }, { "$replaceWith": "$x" }]),
+            input.clone(),
+            ok(bson!([{ "a": 2 }, { "a": 3 }])),
+        ),
+        ("empty spec", bson!([{ "$facet": {} }]), input.clone(), fail(40169, "the $facet specification must be a non-empty object, but found: {}")),
+        ("not an array", bson!([{ "$facet": { "a": 1 } }]), input.clone(), fail(40170, "arguments to $facet must be arrays, a is type int")),
+        (
+            "element not an object",
+            bson!([{ "$facet": { "a": [1] } }]),
+            input.clone(),
+            fail(40171, "elements of arrays in $facet spec must be non-empty objects, a argument contained an element of type int: 1"),
+        ),
+        ("empty sub-pipeline", bson!([{ "$facet": { "a": [] } }]), input.clone(), fail(2, "sub-pipeline in $facet stage cannot be empty")),
+        (
+            "nested $facet",
+            bson!([{ "$facet": { "a": [{ "$facet": { "b": [{ "$limit": 1 }] } }] } }]),
+            input.clone(),
+            fail(40600, "$facet is not allowed to be used within a $facet stage"),
+        ),
+        (
+            "$ facet name",
+            bson!([{ "$facet": { "$a": [{ "$limit": 1 }] } }]),
+            input.clone(),
+            fail(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField."),
+        ),
+    ]);
+}
+
+#[test]
+fn replace_root() {
+    let input = bson!([{ "_id": 1, "a": { "x": 1 }, "n": 5 }]);
+    table(vec![
+        ("$replaceRoot", bson!([{ "$replaceRoot": { "newRoot": "$a" } }]), input.clone(), ok(bson!([{ "x": 1 }]))),
+        ("$replaceWith", bson!([{ "$replaceWith": "$a" }]), input.clone(), ok(bson!([{ "x": 1 }]))),
+        (
+            "$replaceWith an expression",
+            bson!([{ "$replaceWith": { "$mergeObjects": [{ "x": 0, "y": 0 }, "$a", { "n": "$n" }] } }]),
+            input.clone(),
+            ok(bson!([{ "x": 1, "y": 0, "n": 5 }])),
+        ),
+        (
+            "not a document",
+            bson!([{ "$replaceRoot": { "newRoot": "$n" } }]),
+            input.clone(),
+            fail(
+                40228,
+                "'newRoot' expression must evaluate to an object, but resulting value was: 5. Type of resulting value: 'int'. Input document: {_id: 1, a: {x: 1}, n: 5}",
+            ),
+        ),
+        (
+            "missing",
+            bson!([{ "$replaceWith": "$zz" }]),
+            bson!([{ "_id": 1 }]),
+            fail(40228, "'replacement document' must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'. Input document: {_id: 1}"),
+        ),
+        ("spec not an object", bson!([{ "$replaceRoot": 1 }]), input.clone(), fail(40229, "expected an object as specification for $replaceRoot stage, got int")),
+        ("no newRoot", bson!([{ "$replaceRoot": {} }]), input.clone(), fail(40414, "BSON field '$replaceRoot.newRoot' is missing but a required field")),
+        ("unknown field", bson!([{ "$replaceRoot": { "newRoot": "$a", "x": 1 } }]), input.clone(), fail(40415, "BSON field '$replaceRoot.x' is an unknown field.")),
+    ]);
+}
+
+#[test]
+fn documents_stage() {
+    table(vec![
+        ("replaces the input", bson!([{ "$documents": [{ "a": 1 }, { "a": 2 }] }]), bson!([{ "z": 1 }]), ok(bson!([{ "a": 1 }, { "a": 2 }]))),
+        ("then stages", bson!([{ "$documents": [{ "a": 1 }, { "a": 2 }] }, { "$group": { "_id": null, "s": { "$sum": "$a" } } }]), bson!([]), ok(bson!([{ "_id": null, "s": 3 }]))),
+        ("not first", bson!([{ "$limit": 1 }, { "$documents": [] }]), bson!([]), fail(40602, "$documents is only valid as the first stage in a pipeline")),
+        ("not an array", bson!([{ "$documents": 1 }]), bson!([]), fail(14, "$documents must be an array of objects, got int")),
+    ]);
+}
+
+#[test]
+fn sample() {
+    let input: Bson = Bson::Array((0..20).map(|i| bson!({ "_id": i })).collect());
+    let out = run(&bson!([{ "$sample": { "size": 5 } }]), &input).unwrap();
+    assert_eq!(out.len(), 5);
+    let mut ids: Vec<i32> = out.iter().map(|d| d.get_i32("_id").unwrap()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 5, "distinct documents");
+    // Seeded: the same seed gives the same sample.
+    assert_eq!(out, run(&bson!([{ "$sample": { "size": 5 } }]), &input).unwrap());
+    // Asking for more than there are gives all of them.
+    let all = run(&bson!([{ "$sample": { "size": 50 } }]), &input).unwrap();
+    assert_eq!(all.len(), 20);
+    table(vec![
+        ("size 0", bson!([{ "$sample": { "size": 0 } }]), input.clone(), ok(bson!([]))),
+        ("not an object", bson!([{ "$sample": 1 }]), input.clone(), fail(28745, "the $sample stage specification must be an object")),
+        ("size not a number", bson!([{ "$sample": { "size": "1" } }]), input.clone(), fail(28746, "size argument to $sample must be a number")),
+        ("negative size", bson!([{ "$sample": { "size": -1 } }]), input.clone(), fail(28747, "size argument to $sample must not be negative")),
+        ("unknown option", bson!([{ "$sample": { "size": 1, "x": 1 } }]), input.clone(), fail(28748, "unrecognized option to $sample: x")),
+        ("no size", bson!([{ "$sample": {} }]), input.clone(), fail(28749, "$sample stage must specify a size")),
+    ]);
+}
+
+#[test]
+fn redact() {
+    let input = bson!([{ "_id": 1, "level": 1, "sub": { "level": 5, "x": 1 }, "arr": [{ "level": 1, "y": 1 }, { "level": 5, "y": 2 }, 7] }]);
+    table(vec![
+        (
+            "descend and prune",
+            bson!([{ "$redact": { "$cond": { "if": { "$lte": ["$level", 3] }, "then": "$$DESCEND", "else": "$$PRUNE" } } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "level": 1, "arr": [{ "level": 1, "y": 1 }, 7] }])),
+        ),
+        ("keep", bson!([{ "$redact": "$$KEEP" }]), input.clone(), ok(input.clone())),
+        ("prune the document", bson!([{ "$redact": "$$PRUNE" }]), input.clone(), ok(bson!([]))),
+        (
+            "bad result",
+            bson!([{ "$redact": "x" }]),
+            input.clone(),
+            fail(17053, "$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned \"x\""),
+        ),
+    ]);
+}
