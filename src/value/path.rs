@@ -71,75 +71,145 @@ pub fn expr_rest(v: &Bson, rest: &[&str]) -> Option<Bson> {
 }
 
 /// One value a query predicate is tested against.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MatchValue<'a> {
     /// The value, or `None` where the path is missing.
     pub value: Option<&'a Bson>,
-    /// True when this value is an element of an array found at the end of the path (the server
-    /// tests such arrays both whole and element by element).
-    pub from_array: bool,
+    /// The position, in the outermost array traversed implicitly, of the element this value
+    /// came from (what the positional `$` operator refers to). `None` for values reached
+    /// without implicit array traversal (including through explicit numeric components).
+    pub array_offset: Option<usize>,
 }
 
-/// Every value a predicate on `path` sees in `doc`, following the server's `ElementPath`:
-/// through an array, a non-numeric component is applied to each embedded document element; a
-/// numeric component both indexes the array and is looked up in its document elements; at the end
-/// of the path an array is offered whole and then element by element. A missing path yields one
-/// `None` (so that `{a: null}` and `$exists` can see it).
+/// Every value a predicate on `path` sees in `doc`, in the server's order (its
+/// `BSONElementIterator` with leaf arrays traversed): see [`walk_matcher_path`].
 pub fn matcher_values<'a>(doc: &'a Document, path: &str) -> Vec<MatchValue<'a>> {
     let parts: Vec<&str> = path.split('.').collect();
     let mut out = Vec::new();
-    match doc.get(parts[0]) {
-        Some(v) => walk(v, &parts[1..], &mut out),
-        None => out.push(MatchValue { value: None, from_array: false }),
-    }
-    if out.is_empty() {
-        out.push(MatchValue { value: None, from_array: false });
-    }
+    walk_matcher_path(doc, &parts, true, &mut |value, array_offset| {
+        out.push(MatchValue { value, array_offset });
+        false
+    });
     out
 }
 
-fn walk<'a>(v: &'a Bson, rest: &[&str], out: &mut Vec<MatchValue<'a>>) {
-    if rest.is_empty() {
-        out.push(MatchValue { value: Some(v), from_array: false });
-        if let Bson::Array(a) = v {
-            for e in a {
-                out.push(MatchValue { value: Some(e), from_array: true });
-            }
-        }
-        return;
+/// Walks `parts` through `doc` the way the server's query matcher does (`BSONElementIterator`),
+/// calling `f(value, array_offset)` for every value a predicate is tested against, until `f`
+/// returns true (then this returns true).
+///
+/// - Through embedded documents the path is followed plainly; a scalar in the middle of the path,
+///   or a missing field, yields one missing value (`None`).
+/// - At an array in the middle of the path, each element is visited: a document element gets the
+///   rest of the path (numeric components included, as field names); an element whose index
+///   equals a numeric next component is also entered positionally (a document with the rest after
+///   the index, a nested array element by element); other elements yield nothing, and the array
+///   itself is never offered. So `{a: [1, 2]}` yields nothing for `a.b`.
+/// - At an array at the end of the path, with `traverse_leaf_arrays`, each element is offered
+///   (with its index as array offset) and then the array itself; without it only the array.
+///   An empty array therefore yields only itself.
+///
+/// The array offset is the index in the outermost implicitly traversed array.
+pub fn walk_matcher_path<'a, S: AsRef<str>>(
+    doc: &'a Document,
+    parts: &[S],
+    traverse_leaf_arrays: bool,
+    f: &mut dyn FnMut(Option<&'a Bson>, Option<usize>) -> bool,
+) -> bool {
+    let (start, idx) = field_dotted_or_array(doc, parts);
+    let arr = match start {
+        Some(Bson::Array(a)) => a,
+        other => return f(other, None),
+    };
+    let rest = &parts[idx + 1..];
+    if rest.is_empty() && !traverse_leaf_arrays {
+        return f(start, None);
     }
-    match v {
-        Bson::Document(d) => match d.get(rest[0]) {
-            Some(next) => walk(next, &rest[1..], out),
-            None => out.push(MatchValue { value: None, from_array: false }),
-        },
-        Bson::Array(a) => {
-            let before = out.len();
-            if let Some(i) = array_index(rest[0]) {
-                if let Some(e) = a.get(i) {
-                    walk_indexed(e, &rest[1..], out);
-                }
+    walk_array(arr, start, rest, traverse_leaf_arrays, f)
+}
+
+/// The server's `getFieldDottedOrArray`: follows `parts` through embedded documents and stops at
+/// the first array (returning it and the index of its component), at the end, or at a dead end
+/// (missing).
+fn field_dotted_or_array<'a, S: AsRef<str>>(doc: &'a Document, parts: &[S]) -> (Option<&'a Bson>, usize) {
+    let mut cur = doc;
+    let mut i = 0;
+    loop {
+        let Some(part) = parts.get(i) else { return (None, i) };
+        let v = match cur.get(part.as_ref()) {
+            None => return (None, i),
+            Some(v) => v,
+        };
+        match v {
+            Bson::Document(d) if i + 1 < parts.len() => {
+                cur = d;
+                i += 1;
             }
-            for e in a {
-                if let Bson::Document(d) = e {
-                    match d.get(rest[0]) {
-                        Some(next) => walk(next, &rest[1..], out),
-                        None => out.push(MatchValue { value: None, from_array: false }),
-                    }
-                }
-            }
-            if out.len() == before {
-                out.push(MatchValue { value: None, from_array: false });
-            }
+            Bson::Array(_) => return (Some(v), i),
+            _ if i + 1 < parts.len() => return (None, i),
+            _ => return (Some(v), i),
         }
-        _ => out.push(MatchValue { value: None, from_array: false }),
     }
 }
 
-/// After an explicit array index, an array found at the end is still expanded, but an array in the
-/// middle is not traversed implicitly twice.
-fn walk_indexed<'a>(v: &'a Bson, rest: &[&str], out: &mut Vec<MatchValue<'a>>) {
-    walk(v, rest, out)
+fn is_offset_match<S: AsRef<str>>(rest: &[S], i: usize) -> bool {
+    match rest.first() {
+        Some(p) => {
+            let p = p.as_ref();
+            !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p == i.to_string()
+        }
+        None => false,
+    }
+}
+
+fn walk_array<'a, S: AsRef<str>>(
+    arr: &'a [Bson],
+    whole: Option<&'a Bson>,
+    rest: &[S],
+    traverse_leaf_arrays: bool,
+    f: &mut dyn FnMut(Option<&'a Bson>, Option<usize>) -> bool,
+) -> bool {
+    for (i, elt) in arr.iter().enumerate() {
+        if rest.is_empty() {
+            if f(Some(elt), Some(i)) {
+                return true;
+            }
+            continue;
+        }
+        match elt {
+            Bson::Document(d) => {
+                // The rest of the path inside the element; values found there report this
+                // element's position (the outermost array offset wins).
+                if walk_matcher_path(d, rest, traverse_leaf_arrays, &mut |v, _| f(v, Some(i))) {
+                    return true;
+                }
+                if is_offset_match(rest, i) {
+                    if rest.len() == 1 {
+                        if f(Some(elt), None) {
+                            return true;
+                        }
+                    } else if walk_matcher_path(d, &rest[1..], traverse_leaf_arrays, f) {
+                        return true;
+                    }
+                }
+            }
+            _ if is_offset_match(rest, i) => {
+                if rest.len() == 1 {
+                    if f(Some(elt), None) {
+                        return true;
+                    }
+                } else if let Bson::Array(inner) = elt {
+                    if walk_array(inner, Some(elt), &rest[1..], traverse_leaf_arrays, f) {
+                        return true;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if !rest.is_empty() {
+        return false;
+    }
+    f(whole, None)
 }
 
 #[cfg(test)]
@@ -164,7 +234,27 @@ mod tests {
     #[test]
     fn matcher_values_expand_arrays() {
         let d = doc! {"a": [{"b": [1, 2]}, {"b": 3}]};
-        let vals: Vec<_> = matcher_values(&d, "a.b").iter().filter_map(|m| m.value.cloned()).collect();
-        assert_eq!(vals.len(), 4); // [1,2], 1, 2, 3
+        let vals: Vec<_> = matcher_values(&d, "a.b").iter().map(|m| (m.value.cloned(), m.array_offset)).collect();
+        // Leaf array elements first, then the array itself; offsets of the outer array.
+        assert_eq!(
+            vals,
+            vec![
+                (Some(Bson::Int32(1)), Some(0)),
+                (Some(Bson::Int32(2)), Some(0)),
+                (Some(Bson::Array(vec![Bson::Int32(1), Bson::Int32(2)])), Some(0)),
+                (Some(Bson::Int32(3)), Some(1)),
+            ]
+        );
+    }
+
+    #[test]
+    fn matcher_values_dead_ends() {
+        // Scalars in a middle array yield nothing; a scalar in the middle of the path is missing.
+        assert!(matcher_values(&doc! {"a": [1, 2]}, "a.b").is_empty());
+        assert_eq!(matcher_values(&doc! {"a": 4}, "a.b"), vec![MatchValue { value: None, array_offset: None }]);
+        // Numeric components both index and look up fields of document elements.
+        let d = doc! {"a": [{"0": "field"}, "x"]};
+        let vals: Vec<_> = matcher_values(&d, "a.0").iter().map(|m| m.value.cloned()).collect();
+        assert_eq!(vals, vec![Some(Bson::String("field".into())), Some(Bson::Document(doc! {"0": "field"}))]);
     }
 }
