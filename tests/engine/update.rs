@@ -843,3 +843,67 @@ fn rendering_in_messages() {
     assert_eq!(render::value(&bson!(1e20)), "1e+20.0");
     assert_eq!(render::value(&bson!("x".repeat(200))), format!("\"{}...\"", "x".repeat(150)));
 }
+
+#[test]
+fn pipeline_updates() {
+    check(vec![
+        // $set / $addFields: expressions see the stage's input document; fields keep their place.
+        (
+            doc! {"_id": 1, "student": "Skye", "points": 75, "commentsSemester1": "great at math", "commentsSemester2": "loses temper"},
+            bson!([{"$set": {"status": "Modified", "comments": ["$commentsSemester1", "$commentsSemester2"]}}, {"$unset": ["commentsSemester1", "commentsSemester2"]}]),
+            Doc(doc! {"_id": 1, "student": "Skye", "points": 75, "status": "Modified", "comments": ["great at math", "loses temper"]}),
+        ),
+        (doc! {"_id": 1, "a": 1, "b": 2}, bson!([{"$addFields": {"a": {"$add": ["$a", "$b"]}}}]), Doc(doc! {"_id": 1, "a": 3, "b": 2})),
+        (doc! {"_id": 1, "a": 1}, bson!([{"$set": {"b": "$a"}}, {"$set": {"c": "$b"}}]), Doc(doc! {"_id": 1, "a": 1, "b": 1, "c": 1})),
+        // $$REMOVE removes; a literal string starting with $ needs $literal.
+        (doc! {"_id": 1, "a": 1, "b": 2}, bson!([{"$set": {"a": "$$REMOVE"}}]), Doc(doc! {"_id": 1, "b": 2})),
+        (doc! {"_id": 1}, bson!([{"$set": {"cost": {"$literal": "$27"}}}]), Doc(doc! {"_id": 1, "cost": "$27"})),
+        // Dotted and nested specs add into embedded documents, and into each element of an array.
+        (doc! {"_id": 1, "a": {"x": 1}}, bson!([{"$set": {"a.y": 2}}]), Doc(doc! {"_id": 1, "a": {"x": 1, "y": 2}})),
+        (doc! {"_id": 1, "a": {"x": 1}}, bson!([{"$set": {"a": {"y": 2}}}]), Doc(doc! {"_id": 1, "a": {"x": 1, "y": 2}})),
+        (doc! {"_id": 1, "a": [{"x": 1}, 5]}, bson!([{"$set": {"a.y": 2}}]), Doc(doc! {"_id": 1, "a": [{"x": 1, "y": 2}, {"y": 2}]})),
+        // $$NOW is the operation's time.
+        (doc! {"_id": 1}, bson!([{"$set": {"t": "$$NOW"}}]), Doc(doc! {"_id": 1, "t": DateTime::from_millis(NOW_MS)})),
+        // $replaceRoot / $replaceWith: the old _id stays when the new root has none.
+        (
+            doc! {"_id": 1, "name": {"first": "John", "last": "Backus"}},
+            bson!([{"$replaceRoot": {"newRoot": "$name"}}]),
+            Doc(doc! {"_id": 1, "first": "John", "last": "Backus"}),
+        ),
+        (
+            doc! {"_id": 1, "a": {"b": 1}},
+            bson!([{"$replaceWith": {"$mergeObjects": [{"_id": "$_id", "c": 0}, "$a"]}}]),
+            Doc(doc! {"_id": 1, "c": 0, "b": 1}),
+        ),
+        (
+            doc! {"_id": 1, "a": 1},
+            bson!([{"$replaceWith": "$a"}]),
+            Fail(40228, "'replacement' expression must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: { _id: 1, a: 1 }"),
+        ),
+        (
+            doc! {"_id": 1, "a": 1},
+            bson!([{"$replaceRoot": {"newRoot": "$missing"}}]),
+            Fail(40228, "'newRoot' expression must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'. Input document: { _id: 1, a: 1 }"),
+        ),
+        (
+            doc! {"_id": 1, "a": {"_id": 2}},
+            bson!([{"$replaceWith": "$a"}]),
+            Fail(66, "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 2"),
+        ),
+        // Top-level $-prefixed names may be written by a pipeline ($setField).
+        (
+            doc! {"_id": 1},
+            bson!([{"$replaceWith": {"$setField": {"field": {"$literal": "$a"}, "value": 1, "input": "$$ROOT"}}}]),
+            Doc(doc! {"_id": 1, "$a": 1}),
+        ),
+        // $project with computed fields.
+        (
+            doc! {"_id": 1, "a": 2, "b": 3},
+            bson!([{"$project": {"a": 1, "sum": {"$add": ["$a", "$b"]}}}]),
+            Doc(doc! {"_id": 1, "a": 2, "sum": 5}),
+        ),
+        // Setting a field to the value it has is a no-op.
+        (doc! {"_id": 1, "a": 1}, bson!([{"$set": {"a": 1}}]), NoOp),
+        (doc! {"_id": 1, "a": 1}, bson!([{"$set": {"a": {"$add": [1, 0.0]}}}]), Doc(doc! {"_id": 1, "a": 1.0})),
+    ]);
+}
