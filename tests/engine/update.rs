@@ -907,3 +907,102 @@ fn pipeline_updates() {
         (doc! {"_id": 1, "a": 1}, bson!([{"$set": {"a": {"$add": [1, 0.0]}}}]), Doc(doc! {"_id": 1, "a": 1.0})),
     ]);
 }
+
+#[test]
+fn pull_by_condition() {
+    check(vec![
+        // Several conditions, $in, and a plain value.
+        (
+            doc! {"_id": 1, "fruits": ["apples", "pears", "oranges", "grapes", "bananas"], "vegetables": ["carrots", "celery", "squash", "carrots"]},
+            bson!({"$pull": {"fruits": {"$in": ["apples", "oranges"]}, "vegetables": "carrots"}}),
+            Doc(doc! {"_id": 1, "fruits": ["pears", "grapes", "bananas"], "vegetables": ["celery", "squash"]}),
+        ),
+        // An operator condition is matched against each element.
+        (doc! {"_id": 1, "votes": [3, 5, 6, 7, 7, 8]}, bson!({"$pull": {"votes": {"$gte": 6}}}), Doc(doc! {"_id": 1, "votes": [3, 5]})),
+        (doc! {"_id": 1, "a": ["apple", "banana", "avocado"]}, bson!({"$pull": {"a": Bson::RegularExpression(bson::Regex { pattern: "^a".try_into().unwrap(), options: "".try_into().unwrap() })}}), Doc(doc! {"_id": 1, "a": ["banana"]})),
+        (doc! {"_id": 1, "a": [1, "x", 2]}, bson!({"$pull": {"a": {"$type": "string"}}}), Doc(doc! {"_id": 1, "a": [1, 2]})),
+        // A document condition is a query over the document elements: field order does not
+        // matter and extra fields are allowed.
+        (
+            doc! {"_id": 1, "results": [{"item": "A", "score": 5}, {"item": "C", "score": 8, "comment": "Strongly agree"}]},
+            bson!({"$pull": {"results": {"score": 8, "item": "C"}}}),
+            Doc(doc! {"_id": 1, "results": [{"item": "A", "score": 5}]}),
+        ),
+        (
+            doc! {"_id": 1, "results": [{"item": "A", "score": 5}, {"item": "B", "score": 8}, 8]},
+            bson!({"$pull": {"results": {"score": {"$gte": 6}}}}),
+            Doc(doc! {"_id": 1, "results": [{"item": "A", "score": 5}, 8]}),
+        ),
+        // Documents in nested arrays, with $elemMatch.
+        (
+            doc! {"_id": 1, "results": [
+                {"item": "A", "score": 5, "answers": [{"q": 1, "a": 4}, {"q": 2, "a": 6}]},
+                {"item": "B", "score": 8, "answers": [{"q": 1, "a": 8}, {"q": 2, "a": 9}]},
+            ]},
+            bson!({"$pull": {"results": {"answers": {"$elemMatch": {"q": 2, "a": {"$gte": 8}}}}}}),
+            Doc(doc! {"_id": 1, "results": [{"item": "A", "score": 5, "answers": [{"q": 1, "a": 4}, {"q": 2, "a": 6}]}]}),
+        ),
+        // An empty condition document removes every document element.
+        (doc! {"_id": 1, "a": [{"x": 1}, 2, {}]}, bson!({"$pull": {"a": {}}}), Doc(doc! {"_id": 1, "a": [2]})),
+        (doc! {"_id": 1, "a": [1, 2]}, bson!({"$pull": {"a": {"$gt": 5}}}), NoOp),
+    ]);
+}
+
+fn with_filters(filters: Vec<Document>, cases: Vec<(Document, Bson, Want)>) {
+    check_all(cases, Opts { filters: Some(filters), ..Opts::default() })
+}
+
+#[test]
+fn filtered_positional_operator() {
+    with_filters(
+        vec![doc! {"element": {"$gte": 100}}],
+        vec![
+            (doc! {"_id": 1, "grades": [95, 92, 90]}, bson!({"$set": {"grades.$[element]": 100}}), NoOp),
+            (doc! {"_id": 2, "grades": [98, 100, 102]}, bson!({"$set": {"grades.$[element]": 100}}), Doc(doc! {"_id": 2, "grades": [98, 100, 100]})),
+            (doc! {"_id": 3, "grades": [95, 110, 100]}, bson!({"$set": {"grades.$[element]": 100}}), Doc(doc! {"_id": 3, "grades": [95, 100, 100]})),
+        ],
+    );
+    with_filters(
+        vec![doc! {"elem.grade": {"$gte": 85}}],
+        vec![(
+            doc! {"_id": 1, "grades": [{"grade": 80, "mean": 75, "std": 6}, {"grade": 85, "mean": 90, "std": 4}, {"grade": 85, "mean": 85, "std": 6}]},
+            bson!({"$set": {"grades.$[elem].mean": 100}}),
+            Doc(doc! {"_id": 1, "grades": [{"grade": 80, "mean": 75, "std": 6}, {"grade": 85, "mean": 100, "std": 4}, {"grade": 85, "mean": 100, "std": 6}]}),
+        )],
+    );
+    // Several conditions on the identifier.
+    with_filters(
+        vec![doc! {"elem.grade": {"$gte": 80}, "elem.std": {"$gt": 5}}],
+        vec![(
+            doc! {"_id": 1, "grades": [{"grade": 80, "std": 6}, {"grade": 85, "std": 4}, {"grade": 85, "std": 6}]},
+            bson!({"$inc": {"grades.$[elem].std": -1}}),
+            Doc(doc! {"_id": 1, "grades": [{"grade": 80, "std": 5}, {"grade": 85, "std": 4}, {"grade": 85, "std": 5}]}),
+        )],
+    );
+    // $unset through a filter sets the elements to null.
+    with_filters(
+        vec![doc! {"e": {"$lt": 2}}],
+        vec![(doc! {"_id": 1, "a": [1, 2, 0]}, bson!({"$unset": {"a.$[e]": ""}}), Doc(doc! {"_id": 1, "a": [null, 2, null]}))],
+    );
+    // Nested arrays with $[] and $[<id>] together.
+    with_filters(
+        vec![doc! {"score": {"$gte": 8}}],
+        vec![(
+            doc! {"_id": 1, "grades": [{"type": "quiz", "questions": [10, 8, 5]}, {"type": "quiz", "questions": [8, 9, 6]}]},
+            bson!({"$inc": {"grades.$[].questions.$[score]": 2}}),
+            Doc(doc! {"_id": 1, "grades": [{"type": "quiz", "questions": [12, 10, 5]}, {"type": "quiz", "questions": [10, 11, 6]}]}),
+        )],
+    );
+    // Two filters matching the same element are merged; writing the same path twice conflicts.
+    with_filters(
+        vec![doc! {"i.x": {"$gte": 0}}, doc! {"j.x": {"$lte": 0}}],
+        vec![
+            (doc! {"_id": 1, "a": [{"x": 0}, {"x": 1}]}, bson!({"$set": {"a.$[i].y": 1, "a.$[j].z": 2}}), Doc(doc! {"_id": 1, "a": [{"x": 0, "y": 1, "z": 2}, {"x": 1, "y": 1}]})),
+            (doc! {"_id": 1, "a": [{"x": 0}]}, bson!({"$set": {"a.$[i].b": 1, "a.$[j].b": 2}}), Fail(40, "Update created a conflict at 'a.0.b'")),
+        ],
+    );
+    with_filters(
+        vec![doc! {"i": {"$gte": 0}}, doc! {"j": {"$lte": 0}}],
+        vec![(doc! {"_id": 1, "a": [0]}, bson!({"$set": {"a.$[i]": 1, "a.$[j]": 2}}), Fail(40, "Update created a conflict at 'a.0'"))],
+    );
+}
