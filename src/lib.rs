@@ -18,6 +18,8 @@
 //! ```
 
 pub mod aggregate;
+#[cfg(feature = "wasm")]
+pub mod bindings;
 pub mod db;
 pub mod env;
 pub mod error;

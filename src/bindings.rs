@@ -1,0 +1,85 @@
+//! The engine's JavaScript face (feature `wasm`): the only file that touches `JsValue`.
+//!
+//! Commands cross the boundary as BSON bytes in both directions, so the JavaScript side (js-bson)
+//! builds and reads values exactly as mongosh does, and no value is converted twice:
+//!
+//! ```js
+//! const engine = new wasm_bindgen.Engine();
+//! const reply = BSON.deserialize(engine.command(BSON.serialize({ insert: "c", documents: [{ a: 1 }] })));
+//! engine.lastCost();   // { docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten }
+//! ```
+//!
+//! Bytes that are not a BSON document get the server's `InvalidBSON` reply, never a panic.
+
+use bson::Document;
+use wasm_bindgen::prelude::*;
+
+use crate::db::Database;
+use crate::error::{Error, ErrorKind};
+
+/// One in-memory database, driven by server commands in BSON.
+#[wasm_bindgen]
+pub struct Engine {
+    db: Database,
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine::new()
+    }
+}
+
+#[wasm_bindgen]
+impl Engine {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Engine {
+        Engine { db: Database::new() }
+    }
+
+    /// Runs one command (a BSON document) and returns the server's reply as BSON: `{ ..., ok: 1 }`
+    /// or `{ ok: 0, errmsg, code, codeName }`.
+    pub fn command(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let reply = match Document::from_reader(bytes) {
+            Ok(cmd) => self.db.run_command(&cmd),
+            Err(e) => Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}")).to_reply(),
+        };
+        to_bytes(&reply)
+    }
+
+    /// The whole database as bytes (see `Database::snapshot`).
+    pub fn snapshot(&self) -> Vec<u8> {
+        self.db.snapshot()
+    }
+
+    /// Replaces the database by one rebuilt from `snapshot()` bytes. Throws an `Error` whose
+    /// message is the engine's when the bytes are not a snapshot; the database is then unchanged.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), JsError> {
+        match Database::restore(bytes) {
+            Ok(db) => {
+                self.db = db;
+                Ok(())
+            }
+            Err(e) => Err(JsError::new(&e.message)),
+        }
+    }
+
+    /// The cost counters of the last command:
+    /// `{ docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten }`.
+    #[wasm_bindgen(js_name = lastCost)]
+    pub fn last_cost(&self) -> JsValue {
+        let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+        serde::Serialize::serialize(&self.db.last_cost(), &serializer).unwrap_or(JsValue::NULL)
+    }
+}
+
+/// A reply document as BSON bytes. Serializing an in-memory `Document` only fails on a value
+/// the engine never builds; the fallback is then an `InternalError` reply, still valid BSON.
+fn to_bytes(reply: &Document) -> Vec<u8> {
+    match reply.to_vec() {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let fallback = Error::new(ErrorKind::InternalError, format!("reply is not serializable: {e}")).to_reply();
+            fallback.to_vec().unwrap_or_default()
+        }
+    }
+}
