@@ -1,0 +1,128 @@
+// Bulk writes as the Node driver runs them (insertMany and bulkWrite): operations grouped into
+// insert/update/delete commands — consecutive ones of a kind when ordered, all of a kind when
+// unordered (inserts, then updates, then deletes) — split at 100 000 statements or 16 MiB,
+// results merged, and MongoBulkWriteError thrown when a statement failed.
+import { BSON, bsonsize } from './bson.js';
+import { MongoBulkWriteError, MongoInvalidArgumentError, WriteError } from './errors.js';
+import { DriverBulkWriteResult } from './results.js';
+
+const MAX_WRITE_BATCH = 100000;
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+
+export function hasAtomicOperators(doc) {
+  if (Array.isArray(doc)) return doc.reduce((ok, stage) => ok || hasAtomicOperators(stage), false);
+  const keys = Object.keys(doc ?? {});
+  return keys.length > 0 && keys[0][0] === '$';
+}
+
+/** Adds `_id` to a document that lacks one (null counts as missing), as the driver does. */
+export function withId(doc) {
+  if (doc._id == null) doc._id = new BSON.ObjectId();
+  return doc;
+}
+
+export function updateStatement(filter, update, options, multi) {
+  const op = { q: filter, u: update };
+  if (typeof options.upsert === 'boolean') op.upsert = options.upsert;
+  if (multi) op.multi = true;
+  if (options.arrayFilters) op.arrayFilters = options.arrayFilters;
+  if (options.collation) op.collation = options.collation;
+  return op;
+}
+
+export function deleteStatement(filter, options, limit) {
+  const op = { q: filter, limit };
+  if (options.collation) op.collation = options.collation;
+  return op;
+}
+
+/** One bulkWrite model -> { type, stmt, id? } (the driver's validation and messages). */
+export function fromModel(model) {
+  if (model === null || typeof model !== 'object') {
+    throw new MongoInvalidArgumentError('Operation must be an object with an operation key');
+  }
+  if ('insertOne' in model) {
+    const m = model.insertOne;
+    const document = m && m.document == null ? m : m.document;
+    const doc = withId({ ...document });
+    return { type: 'insert', stmt: doc, id: doc._id };
+  }
+  if ('updateOne' in model || 'updateMany' in model) {
+    const multi = 'updateMany' in model;
+    const m = multi ? model.updateMany : model.updateOne;
+    if (!hasAtomicOperators(m.update)) throw new MongoInvalidArgumentError('Update document requires atomic operators');
+    return { type: 'update', stmt: updateStatement(m.filter, m.update, m, multi) };
+  }
+  if ('replaceOne' in model) {
+    const m = model.replaceOne;
+    if (hasAtomicOperators(m.replacement)) throw new MongoInvalidArgumentError('Replacement document must not contain atomic operators');
+    return { type: 'update', stmt: updateStatement(m.filter, m.replacement, m, false) };
+  }
+  if ('deleteOne' in model) return { type: 'delete', stmt: deleteStatement(model.deleteOne.filter, model.deleteOne, 1) };
+  if ('deleteMany' in model) return { type: 'delete', stmt: deleteStatement(model.deleteMany.filter, model.deleteMany, 0) };
+  throw new MongoInvalidArgumentError('Invalid BulkWriteOperation type: ' + Object.keys(model)[0]);
+}
+
+function batches(ops, ordered) {
+  const out = [];
+  const open = {};
+  let current = null;
+  ops.forEach((op, index) => {
+    const size = bsonsize(op.stmt);
+    let batch = ordered ? current : open[op.type];
+    if (batch && (batch.type !== op.type || batch.ops.length + 1 > MAX_WRITE_BATCH || (batch.ops.length > 0 && batch.bytes + size > MAX_BATCH_BYTES))) {
+      out.push(batch);
+      batch = null;
+    }
+    if (!batch) batch = { type: op.type, ops: [], indexes: [], bytes: 0 };
+    batch.ops.push(op);
+    batch.indexes.push(index);
+    batch.bytes += size;
+    if (ordered) current = batch;
+    else open[op.type] = batch;
+  });
+  if (ordered) {
+    if (current) out.push(current);
+    return out;
+  }
+  // unordered: the batches that filled up, in order, then the open ones: inserts, updates, deletes
+  return [...out, ...['insert', 'update', 'delete'].map((t) => open[t]).filter(Boolean)];
+}
+
+const KEYS = { insert: 'documents', update: 'updates', delete: 'deletes' };
+
+/** Runs the operations; returns the driver's BulkWriteResult or throws MongoBulkWriteError. */
+export function executeBulk(client, collName, ops, options = {}) {
+  const ordered = options.ordered !== false;
+  const bulk = { ok: 1, writeErrors: [], writeConcernErrors: [], insertedIds: [], nInserted: 0, nUpserted: 0, nMatched: 0, nModified: 0, nRemoved: 0, upserted: [] };
+  ops.forEach((op, index) => {
+    if (op.type === 'insert') bulk.insertedIds.push({ index, _id: op.id });
+  });
+  for (const batch of batches(ops, ordered)) {
+    const cmd = { [batch.type]: collName, [KEYS[batch.type]]: batch.ops.map((o) => o.stmt), ordered };
+    if (options.bypassDocumentValidation !== undefined) cmd.bypassDocumentValidation = options.bypassDocumentValidation;
+    if (options.let !== undefined && batch.type !== 'insert') cmd.let = options.let;
+    const reply = client.command(cmd);
+    const n = Number(reply.n ?? 0);
+    const upserted = Array.isArray(reply.upserted) ? reply.upserted : [];
+    if (batch.type === 'insert') bulk.nInserted += n;
+    if (batch.type === 'update') {
+      bulk.nUpserted += upserted.length;
+      bulk.nMatched += n - upserted.length;
+      bulk.nModified += Number(reply.nModified ?? 0);
+      for (const u of upserted) bulk.upserted.push({ index: batch.indexes[u.index], _id: u._id });
+    }
+    if (batch.type === 'delete') bulk.nRemoved += n;
+    const errors = Array.isArray(reply.writeErrors) ? reply.writeErrors : [];
+    for (const e of errors) {
+      bulk.writeErrors.push(new WriteError({ index: batch.indexes[e.index], code: e.code, errmsg: e.errmsg, errInfo: e.errInfo, op: batch.ops[e.index]?.stmt }));
+    }
+    if (ordered && errors.length > 0) break;
+  }
+  const result = new DriverBulkWriteResult(bulk, ordered);
+  if (bulk.writeErrors.length > 0) {
+    const first = bulk.writeErrors[0];
+    throw new MongoBulkWriteError({ message: first.errmsg ? first.errmsg : 'write operation failed', code: first.code, writeErrors: bulk.writeErrors }, result);
+  }
+  return result;
+}

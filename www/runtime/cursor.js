@@ -1,0 +1,302 @@
+// Cursors as mongosh's: built lazily, the command runs on first read; then firstBatch and getMore.
+// Everything is synchronous (the engine is in memory), so scripts written for mongosh — which
+// awaits implicitly — run as written, and `for..of` as well as `for await` iterate.
+import { addCustomInspect, asPrintable, shellApiType } from './format.js';
+import { MongoCursorInUseError, MongoshInvalidInputError, CommonErrors } from './errors.js';
+
+const DISPLAY_BATCH = 20;
+
+class BaseCursor {
+  constructor(shell, collName) {
+    this._shell = shell;
+    this._coll = collName;
+    this._buffer = null; // documents not yet returned
+    this._id = null; // server cursor id (0 once exhausted)
+    this._transform = null;
+    this._batchSize = undefined;
+  }
+
+  get _client() {
+    return this._shell.client;
+  }
+
+  _ensure() {
+    if (this._buffer !== null) return;
+    const reply = this._client.command(this._command());
+    const c = reply.cursor ?? {};
+    this._buffer = [...(c.firstBatch ?? [])];
+    this._id = c.id;
+  }
+
+  _more() {
+    if (this._buffer.length > 0) return true;
+    while (this._id !== undefined && this._id !== null && Number(this._id) !== 0 && this._buffer.length === 0) {
+      const reply = this._client.command({ getMore: this._id, collection: this._getMoreCollection(), ...(this._batchSize ? { batchSize: this._batchSize } : {}) });
+      const c = reply.cursor ?? {};
+      this._buffer.push(...(c.nextBatch ?? []));
+      this._id = c.id;
+    }
+    return this._buffer.length > 0;
+  }
+
+  _getMoreCollection() {
+    return this._coll;
+  }
+
+  _rawNext() {
+    this._ensure();
+    if (!this._more()) return null;
+    return addCustomInspect(this._buffer.shift());
+  }
+
+  _assertNotStarted() {
+    if (this._buffer !== null) throw new MongoCursorInUseError('Cursor is already initialized');
+  }
+
+  hasNext() {
+    this._ensure();
+    return this._more();
+  }
+
+  next() {
+    const doc = this._rawNext();
+    return doc !== null && this._transform ? this._transform(doc) : doc;
+  }
+
+  tryNext() {
+    return this.next();
+  }
+
+  toArray() {
+    const out = [];
+    for (let doc = this._rawNext(); doc !== null; doc = this._rawNext()) out.push(this._transform ? this._transform(doc) : doc);
+    return this._transform ? out : addCustomInspect(out);
+  }
+
+  forEach(f) {
+    for (let doc = this.next(); doc !== null; doc = this.next()) {
+      if (f(doc) === false) break;
+    }
+  }
+
+  map(f) {
+    const g = this._transform;
+    this._transform = g ? (doc) => f(g(doc)) : f;
+    return this;
+  }
+
+  itcount() {
+    let n = 0;
+    while (this.next() !== null) n++;
+    return n;
+  }
+
+  batchSize(size) {
+    this._batchSize = size;
+    return this;
+  }
+
+  maxTimeMS() {
+    return this;
+  }
+
+  pretty() {
+    return this;
+  }
+
+  close() {
+    if (this._id && Number(this._id) !== 0) {
+      try {
+        this._client.command({ killCursors: this._getMoreCollection(), cursors: [this._id] });
+      } catch {
+        // a cursor the engine does not know is closed already
+      }
+    }
+    this._id = 0;
+    this._buffer = [];
+  }
+
+  isClosed() {
+    return this._buffer !== null && (!this._id || Number(this._id) === 0);
+  }
+
+  isExhausted() {
+    return this.isClosed() && this._buffer.length === 0;
+  }
+
+  objsLeftInBatch() {
+    return this._buffer ? this._buffer.length : 0;
+  }
+
+  *[Symbol.iterator]() {
+    for (let doc = this.next(); doc !== null; doc = this.next()) yield doc;
+  }
+
+  async *[Symbol.asyncIterator]() {
+    for (let doc = this.next(); doc !== null; doc = this.next()) yield doc;
+  }
+
+  /** What printing a cursor shows: its next 20 documents (mongosh's "it" batch). */
+  [asPrintable]() {
+    const documents = [];
+    for (let i = 0; i < DISPLAY_BATCH; i++) {
+      const doc = this.next();
+      if (doc === null) break;
+      documents.push(doc);
+    }
+    return { cursorHasMore: this.hasNext(), documents };
+  }
+}
+
+export class Cursor extends BaseCursor {
+  constructor(shell, collName, filter, options = {}) {
+    super(shell, collName);
+    this._spec = { filter: filter ?? {}, ...options };
+  }
+
+  get [shellApiType]() {
+    return 'Cursor';
+  }
+
+  _command() {
+    const s = this._spec;
+    const cmd = { find: this._coll, filter: s.filter };
+    if (s.sort !== undefined) cmd.sort = s.sort;
+    if (s.projection !== undefined) cmd.projection = s.projection;
+    if (s.hint !== undefined) cmd.hint = s.hint;
+    if (s.skip !== undefined && s.skip !== 0) cmd.skip = s.skip;
+    if (s.limit !== undefined && s.limit !== 0) {
+      if (s.limit < 0) {
+        cmd.limit = -s.limit;
+        cmd.singleBatch = true;
+      } else {
+        cmd.limit = s.limit;
+      }
+    }
+    if (this._batchSize !== undefined) cmd.batchSize = this._batchSize;
+    if (s.collation !== undefined) cmd.collation = s.collation;
+    if (s.min !== undefined) cmd.min = s.min;
+    if (s.max !== undefined) cmd.max = s.max;
+    if (s.returnKey !== undefined) cmd.returnKey = s.returnKey;
+    if (s.showRecordId !== undefined) cmd.showRecordId = s.showRecordId;
+    if (s.comment !== undefined) cmd.comment = s.comment;
+    if (s.let !== undefined) cmd.let = s.let;
+    return cmd;
+  }
+
+  _set(key, value) {
+    this._assertNotStarted();
+    this._spec[key] = value;
+    return this;
+  }
+
+  sort(spec) {
+    return this._set('sort', spec);
+  }
+  skip(n) {
+    return this._set('skip', n);
+  }
+  limit(n) {
+    return this._set('limit', n);
+  }
+  project(spec) {
+    return this._set('projection', spec);
+  }
+  projection(spec) {
+    return this._set('projection', spec);
+  }
+  hint(spec) {
+    return this._set('hint', spec);
+  }
+  collation(spec) {
+    return this._set('collation', spec);
+  }
+  min(spec) {
+    return this._set('min', spec);
+  }
+  max(spec) {
+    return this._set('max', spec);
+  }
+  comment(c) {
+    return this._set('comment', c);
+  }
+  returnKey(v) {
+    return this._set('returnKey', v);
+  }
+  showRecordId(v) {
+    return this._set('showRecordId', v);
+  }
+  allowDiskUse() {
+    return this;
+  }
+  readPref() {
+    return this;
+  }
+  noCursorTimeout() {
+    return this;
+  }
+
+  /** Deprecated in mongosh: the `count` command over the cursor's filter. */
+  count(applySkipLimit = false) {
+    this._shell.deprecation('Cursor.count() is deprecated. Use countDocuments or estimatedDocumentCount.');
+    return this._count(applySkipLimit);
+  }
+
+  size() {
+    return this._count(true);
+  }
+
+  _count(applySkipLimit) {
+    const s = this._spec;
+    const cmd = { count: this._coll, query: s.filter };
+    if (applySkipLimit) {
+      if (s.skip) cmd.skip = s.skip;
+      if (s.limit) cmd.limit = Math.abs(s.limit);
+    }
+    if (s.hint !== undefined) cmd.hint = s.hint;
+    if (s.collation !== undefined) cmd.collation = s.collation;
+    return Number(this._client.command(cmd).n);
+  }
+
+  explain(verbosity = 'queryPlanner') {
+    const reply = this._client.command({ explain: this._command(), verbosity: this._shell.explainVerbosity(verbosity) });
+    return this._shell.explainOutput(reply);
+  }
+}
+
+export class AggregationCursor extends BaseCursor {
+  constructor(shell, collName, pipeline, options = {}) {
+    super(shell, collName);
+    this._pipeline = pipeline;
+    this._options = options;
+    if (options.batchSize !== undefined) this._batchSize = options.batchSize;
+  }
+
+  get [shellApiType]() {
+    return 'AggregationCursor';
+  }
+
+  _command() {
+    const { batchSize, explain, ...rest } = this._options;
+    const cmd = { aggregate: this._coll ?? 1, pipeline: this._pipeline };
+    Object.assign(cmd, rest);
+    cmd.cursor = this._batchSize !== undefined ? { batchSize: this._batchSize } : {};
+    return cmd;
+  }
+
+  _getMoreCollection() {
+    return this._coll ?? '$cmd.aggregate';
+  }
+
+  explain(verbosity = 'queryPlanner') {
+    const cmd = this._command();
+    const reply = this._client.command({ explain: cmd, verbosity: this._shell.explainVerbosity(verbosity) });
+    return this._shell.explainOutput(reply);
+  }
+}
+
+export function checkCursorOption(name, value) {
+  if (value !== undefined && typeof value !== 'number') {
+    throw new MongoshInvalidInputError(`${name} must be a number`, CommonErrors.InvalidArgument);
+  }
+}

@@ -1,0 +1,125 @@
+// The global `db`: mongosh's Database (a Proxy: `db.<name>` is a collection) over the engine,
+// which holds one database, named "test" as mongosh's default.
+import { addCustomInspect, asPrintable, shellApiType } from './format.js';
+import { Collection, isValidCollectionName } from './collection.js';
+import { AggregationCursor } from './cursor.js';
+import { MongoshInvalidInputError, CommonErrors, assertArgsDefinedType } from './errors.js';
+
+export class Database {
+  constructor(shell, name = 'test') {
+    this._shell = shell;
+    this._name = name;
+    this._collections = new Map();
+    const proxy = new Proxy(this, {
+      get(target, prop, receiver) {
+        if (prop in target) return Reflect.get(target, prop, receiver);
+        if (typeof prop !== 'string' || prop.startsWith('_') || prop === 'then' || !isValidCollectionName(prop)) return undefined;
+        return target.getCollection(prop);
+      },
+    });
+    this._proxy = proxy;
+    return proxy;
+  }
+
+  get _client() {
+    return this._shell.client;
+  }
+
+  get [shellApiType]() {
+    return 'Database';
+  }
+
+  [asPrintable]() {
+    return this._name;
+  }
+
+  toString() {
+    return this._name;
+  }
+
+  getName() {
+    return this._name;
+  }
+
+  getMongo() {
+    return { toString: () => 'mongodb://playground/' };
+  }
+
+  getSiblingDB(name) {
+    if (name === this._name) return this._proxy;
+    throw new MongoshInvalidInputError('the playground holds one database: "test"', CommonErrors.InvalidArgument);
+  }
+
+  getCollection(name) {
+    assertArgsDefinedType([name], ['string'], 'Database.getCollection');
+    if (!isValidCollectionName(name)) {
+      throw new MongoshInvalidInputError(`Invalid collection name: ${name}`, CommonErrors.InvalidArgument);
+    }
+    let coll = this._collections.get(name);
+    if (!coll) {
+      coll = new Collection(this._shell, this._proxy, name);
+      this._collections.set(name, coll);
+    }
+    return coll;
+  }
+
+  _listCollections(filter = {}, options = {}) {
+    const reply = this._client.command({ listCollections: 1, filter, ...options });
+    return addCustomInspect([...(reply.cursor?.firstBatch ?? [])]);
+  }
+
+  getCollectionInfos(filter = {}, options = {}) {
+    return this._listCollections(filter, options);
+  }
+
+  getCollectionNames() {
+    return this._listCollections({}, { nameOnly: true }).map((c) => c.name);
+  }
+
+  createCollection(name, options = {}) {
+    assertArgsDefinedType([name], ['string'], 'Database.createCollection');
+    this._client.command({ create: name, ...options });
+    return { ok: 1 };
+  }
+
+  createView(name, source, pipeline, options = {}) {
+    this._client.command({ create: name, viewOn: source, pipeline, ...options });
+    return { ok: 1 };
+  }
+
+  dropDatabase() {
+    return addCustomInspect(this._client.command({ dropDatabase: 1 }));
+  }
+
+  stats(scaleOrOptions = 1) {
+    const options = typeof scaleOrOptions === 'number' ? { scale: scaleOrOptions } : scaleOrOptions;
+    return addCustomInspect(this._client.command({ dbStats: 1, ...options }));
+  }
+
+  runCommand(cmd, options = {}) {
+    assertArgsDefinedType([cmd], [['string', 'object']], 'Database.runCommand');
+    const doc = typeof cmd === 'string' ? { [cmd]: 1, ...options } : cmd;
+    return addCustomInspect(this._client.command(doc));
+  }
+
+  adminCommand(cmd) {
+    return this.runCommand(cmd);
+  }
+
+  aggregate(pipeline = [], options = {}) {
+    assertArgsDefinedType([pipeline], [true], 'Database.aggregate');
+    const { explain, ...rest } = options;
+    const cursor = new AggregationCursor(this._shell, null, pipeline, rest);
+    if (explain) return cursor.explain(explain === true ? 'queryPlanner' : explain);
+    if (pipeline.some((stage) => stage && typeof stage === 'object' && ('$out' in stage || '$merge' in stage))) cursor.hasNext();
+    return cursor;
+  }
+
+  listCommands() {
+    return addCustomInspect(this._client.command({ listCommands: 1 }));
+  }
+
+  version() {
+    return '8.0.0';
+  }
+}

@@ -1,0 +1,97 @@
+// The engine worker: the mongosh runtime (runtime.js, from www/runtime/) over the engine
+// (engine/engine.js + engine/engine_bg.wasm, wasm-bindgen no-modules), in one classic worker.
+// Paths are relative to this file: the site ships worker.js, runtime.js and engine/ side by side.
+//
+// Protocol (the UI's src/protocol.rs speaks it; every request carries an `id` that its reply echoes):
+//
+//   worker -> page, once loaded:  { kind: "ready" }
+//                  or if loading failed: { kind: "failed", error: "<message>" }
+//
+//   { id, kind: "run", code, filename }
+//     -> { id, kind: "run",
+//          output: [{ stream: "out" | "err", text }],   // one entry per print/console call, as
+//                                                       // mongosh formats it (text may hold "\n")
+//          error: null | { name, message, code?, codeName?, line?, column?, stack? },
+//                                                       // line/column: 1-based, in the user's script
+//          cost: null | { docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten },
+//                                                       // summed over the run's commands
+//          writes: [{ collection, command }] }          // each successful write command, the
+//                                                       // command as canonical EJSON (export replays)
+//   { id, kind: "command", command: "<canonical EJSON command>" }
+//     -> { id, kind: "command", reply: "<canonical EJSON reply>" }   (ok: 0 replies included)
+//   { id, kind: "snapshot" }       -> { id, kind: "snapshot", bytes: Uint8Array }
+//   { id, kind: "restore", bytes } -> { id, kind: "restore" }  (or { id, kind: "restore", error })
+//   { id, kind: "reset" }          -> { id, kind: "reset" }    (an empty database)
+//
+// A request the worker cannot serve is answered { id, kind, error: "<message>" }.
+// Runs are synchronous: the page enforces the time limit by terminating this worker and starting
+// a new one, then restoring the snapshot it took before the run.
+/* global importScripts, wasm_bindgen, PatternRuntime */
+'use strict';
+
+let session = null;
+const queue = [];
+
+function reply(msg, transfer) {
+  self.postMessage(msg, transfer ?? []);
+}
+
+async function handle(msg) {
+  const { id, kind } = msg;
+  try {
+    switch (kind) {
+      case 'run': {
+        const r = await session.run(String(msg.code ?? ''), String(msg.filename || 'script.js'));
+        reply({ id, kind, output: r.output, error: r.error, cost: r.cost, writes: r.writes });
+        break;
+      }
+      case 'command':
+        reply({ id, kind, reply: session.commandEJSON(String(msg.command)) });
+        break;
+      case 'snapshot': {
+        const bytes = session.client.engine.snapshot();
+        reply({ id, kind, bytes }, [bytes.buffer]);
+        break;
+      }
+      case 'restore':
+        session.client.engine.restore(new Uint8Array(msg.bytes));
+        reply({ id, kind });
+        break;
+      case 'reset':
+        session.setEngine(new wasm_bindgen.Engine());
+        reply({ id, kind });
+        break;
+      default:
+        reply({ id, kind, error: `unknown request kind: ${kind}` });
+    }
+  } catch (e) {
+    reply({ id, kind, error: String(e && e.message ? e.message : e) });
+  }
+}
+
+// Requests are served one at a time, in order (a run may await).
+let busy = false;
+async function pump() {
+  if (busy || !session) return;
+  busy = true;
+  while (queue.length > 0) await handle(queue.shift());
+  busy = false;
+}
+
+self.onmessage = (event) => {
+  queue.push(event.data);
+  pump();
+};
+
+(async () => {
+  try {
+    importScripts('engine/engine.js', 'runtime.js');
+    await wasm_bindgen({ module_or_path: new URL('engine/engine_bg.wasm', self.location.href) });
+    session = PatternRuntime.createSession(new wasm_bindgen.Engine());
+    session.install(self);
+    reply({ kind: 'ready' });
+    pump();
+  } catch (e) {
+    reply({ kind: 'failed', error: String(e && e.message ? e.message : e) });
+  }
+})();
