@@ -17,7 +17,7 @@ use super::field_path;
 use super::node::Node;
 use super::{MatchDetails, Matcher};
 use crate::env::Env;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::expr::{Expr, VarScope};
 use crate::value::types::type_name;
 
@@ -348,12 +348,10 @@ fn parse_operator(ctx: &mut ParseCtx, name: &str, op: &str, arg: &Bson, sub: &Do
 /// `attemptToParseGenericExpression`.
 fn parse_expression(ctx: &mut ParseCtx, name: &str, sub: &Document, parent: &mut Tree) -> Result<bool> {
     let op = sub.keys().next().map(String::as_str).unwrap_or("");
-    let parsed = Expr::parse(&Bson::Document(sub.clone()), ctx.scope);
-    if let Err(e) = &parsed {
-        if e.kind == ErrorKind::InvalidPipelineOperator && e.message == format!("Unrecognized expression '{op}'") {
-            return Ok(false);
-        }
+    if !crate::expr::registry::is_operator(op) {
+        return Ok(false);
     }
+    let parsed = Expr::parse_object(sub, ctx.scope);
     let is_meta = op == "$meta";
     if ctx.kind == Some(ProjectionKind::Exclusion) && !is_meta {
         return Err(Error::code(31252, "Cannot use expression other than $meta in exclusion projection"));

@@ -151,14 +151,10 @@ fn field_dotted_or_array<'a, S: AsRef<str>>(doc: &'a Document, parts: &[S]) -> (
     }
 }
 
+/// True when the next component is the array index `i` written as the server writes array
+/// field names (so `"01"` is not index 1).
 fn is_offset_match<S: AsRef<str>>(rest: &[S], i: usize) -> bool {
-    match rest.first() {
-        Some(p) => {
-            let p = p.as_ref();
-            !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p == i.to_string()
-        }
-        None => false,
-    }
+    rest.first().is_some_and(|p| array_index(p.as_ref()) == Some(i))
 }
 
 fn walk_array<'a, S: AsRef<str>>(

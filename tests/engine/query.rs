@@ -797,3 +797,89 @@ fn index_equality_fields() {
     assert!(equality_fields(&doc! {"$or": [{"a": 1}, {"b": 1}]}).is_empty());
     assert_eq!(equality_fields(&doc! {"user.id": 7}), vec![("user.id".to_string(), Bson::Int32(7))]);
 }
+
+#[test]
+fn expr_operator() {
+    let docs = numbered(vec![
+        doc! {"a": 1, "b": 2},      // 1
+        doc! {"a": 3, "b": 2},      // 2
+        doc! {"a": 0, "b": 0},      // 3
+        doc! {"a": null, "b": 1},   // 4
+        doc! {"a": "x", "b": "x"},  // 5
+    ]);
+    check(
+        &docs,
+        vec![
+            (doc! {"$expr": {"$gt": ["$a", "$b"]}}, vec![2]),
+            (doc! {"$expr": {"$eq": ["$a", "$b"]}}, vec![3, 5]),
+            (doc! {"$expr": "$a"}, vec![1, 2, 5]),
+            (doc! {"$expr": "$nope"}, vec![]),
+            (doc! {"$expr": 0}, vec![]),
+            (doc! {"$expr": []}, vec![1, 2, 3, 4, 5]),
+            (doc! {"$expr": {"$eq": ["$a", "$b"]}, "a": {"$type": "number"}}, vec![3]),
+            (doc! {"$or": [{"$expr": {"$lt": ["$a", "$b"]}}, {"a": "x"}]}, vec![1, 4, 5]),
+        ],
+    );
+    // `let` variables: visible when the scope names them.
+    let filter = doc! {"$expr": {"$lt": ["$a", "$$limit"]}};
+    let e = Matcher::parse(&filter).unwrap_err();
+    assert_eq!((e.code_num(), e.message.as_str()), (17276, "Use of undefined variable: limit"));
+    let scope = pattern_playground::expr::VarScope::with_names(["limit"]);
+    let m = Matcher::parse_with_scope(&filter, &scope).unwrap();
+    let env = env().with_vars([("limit".to_string(), Bson::Int32(2))].into_iter().collect());
+    let ids: Vec<i32> = docs.iter().filter(|d| m.matches(d, &env).unwrap()).map(|d| d.get_i32("_id").unwrap()).collect();
+    assert_eq!(ids, vec![1, 3, 4]);
+    // Evaluation errors surface from matching.
+    let m = Matcher::parse(&doc! {"$expr": {"$add": ["$a", "$b"]}}).unwrap();
+    assert!(m.matches(&docs[4], &pattern_playground::env::Env::new(DateTime::from_millis(0))).is_err());
+}
+
+#[test]
+fn projection_expressions() {
+    let d = review_doc();
+    let cases: Vec<(Document, Document)> = vec![
+        (doc! {"x": "$title"}, doc! {"_id": 1, "x": "T"}),
+        (doc! {"title": 1, "x": {"$literal": "$lit"}}, doc! {"_id": 1, "title": "T", "x": "$lit"}),
+        (doc! {"_id": 0, "t": {"$concat": ["$title", "!"]}}, doc! {"t": "T!"}),
+        (doc! {"n": 1, "doubled": {"$multiply": ["$n", 2]}}, doc! {"_id": 1, "n": 5, "doubled": 10}),
+        (doc! {"missing": "$nope"}, doc! {"_id": 1}),
+        (doc! {"x": null}, doc! {"_id": 1, "x": null}),
+        (doc! {"x": [1, "$n"]}, doc! {"_id": 1, "x": [1, 5]}),
+        (doc! {"x": "plain"}, doc! {"_id": 1, "x": "plain"}),
+        // Computed fields come after the included ones.
+        (doc! {"x": "$n", "title": 1}, doc! {"_id": 1, "title": "T", "x": 5}),
+        (doc! {"author.upper": {"$toUpper": "$author.name"}}, doc! {"_id": 1, "author": {"upper": "A"}}),
+        (doc! {"author": {"name": 1, "upper": {"$toUpper": "$author.name"}}}, doc! {"_id": 1, "author": {"name": "A", "upper": "A"}}),
+        (doc! {"reviews.first": {"$arrayElemAt": ["$tags", 0]}}, doc! {"_id": 1, "reviews": [{"first": "a"}, {"first": "a"}, {"first": "a"}]}),
+        (doc! {"n.x": {"$literal": 1}}, doc! {"_id": 1, "n": {"x": 1}}),
+        (doc! {"new.deep": "$n"}, doc! {"_id": 1, "new": {"deep": 5}}),
+        // The expression form of $slice, when the find form does not fit.
+        (doc! {"tags": {"$slice": ["$tags", 1, 2]}}, doc! {"_id": 1, "tags": ["b", "c"]}),
+    ];
+    let mut failures = Vec::new();
+    for (spec, expected) in cases {
+        match project(&spec, &doc! {}, &d) {
+            Ok(got) if got == expected => {}
+            Ok(got) => failures.push(format!("{spec}: expected {expected}, got {got}")),
+            Err(e) => failures.push(format!("{spec}: error {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+
+    let errors: Vec<(Document, i32, &str)> = vec![
+        (doc! {"title": 0, "x": {"$toUpper": "$title"}}, 31252, "Cannot use expression other than $meta in exclusion projection"),
+        (doc! {"x": {"$foo": 1}}, 31325, "Unknown expression $foo"),
+        (doc! {"x": {"$add": [1], "y": 1}}, 16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField."),
+        (doc! {"x": "$$nope"}, 17276, "Use of undefined variable: nope"),
+    ];
+    for (spec, code, msg) in errors {
+        let e = Projection::parse(&spec).unwrap_err();
+        assert_eq!((e.code_num(), e.message.as_str()), (code, msg), "{spec}");
+    }
+    let e = Projection::parse(&doc! {"tags": {"$slice": [1, 2, 3, 4]}}).unwrap_err();
+    assert!(
+        e.message.starts_with("Invalid $slice syntax. The given syntax { $slice: [ 1, 2, 3, 4 ] } did not match the find() syntax because :: Location31272: $slice array argument should be of form [skip, limit] :: The given syntax did not match the expression $slice syntax. :: caused by :: "),
+        "{}",
+        e.message
+    );
+}

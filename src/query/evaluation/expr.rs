@@ -13,20 +13,7 @@ pub(crate) struct ExprPred(pub Expr);
 
 impl DocPredicate for ExprPred {
     fn matches_doc(&self, doc: &Document, cx: &mut Cx) -> Result<bool> {
-        Ok(self.0.evaluate(doc, cx.env)?.as_ref().is_some_and(coerce_to_bool))
-    }
-}
-
-/// The server's `Value::coerceToBool`.
-pub fn coerce_to_bool(v: &Bson) -> bool {
-    match v {
-        Bson::Null | Bson::Undefined => false,
-        Bson::Boolean(b) => *b,
-        Bson::Int32(i) => *i != 0,
-        Bson::Int64(i) => *i != 0,
-        Bson::Double(f) => *f != 0.0,
-        Bson::Decimal128(_) => crate::value::Number::from_bson(v).is_some_and(|n| n.to_f64() != 0.0 || n.is_nan()),
-        _ => true,
+        self.0.evaluate_truthy(doc, cx.env)
     }
 }
 
