@@ -1,6 +1,6 @@
 //! What the storage layer accepts: the server's `fixDocumentForInsert` (size, nesting depth, `_id`
-//! rules, `_id` moved first) and `storage_validation` (DBRef and `$`-prefixed names in replacement
-//! documents, `_id` type rules).
+//! rules, `_id` moved first) and the nesting and size limits of updated documents. (The field
+//! name rules of replacement documents are the update module's.)
 
 use bson::{Bson, Document};
 
@@ -162,21 +162,9 @@ fn dollar_not_valid(name: &str) -> Error {
     Error::new(ErrorKind::DollarPrefixedFieldName, format!("{name} is not valid for storage."))
 }
 
-/// `storage_validation::scanDocument` with validation on: the `_id` rules, the nesting limit, and,
-/// unless `allow_top_level_dollar` (pipeline updates, upserts), the rule that top-level
-/// `$`-prefixed names must form a DBRef (replacement documents).
-pub fn storage_valid(doc: &Document, allow_top_level_dollar: bool) -> Result<()> {
-    let entries: Vec<(&String, &Bson)> = doc.iter().collect();
-    for (i, (name, v)) in entries.iter().enumerate() {
-        if name.as_str() == "_id" {
-            valid_id_field(v)?;
-        }
-        if name.starts_with('$') && !allow_top_level_dollar {
-            validate_dollar_prefix_element(&entries, i)?;
-        }
-        check_storage_depth(v, 1)?;
-    }
-    Ok(())
+/// The nesting limit of stored documents (`Document exceeds maximum nesting depth of 100`).
+pub fn check_depth(doc: &Document) -> Result<()> {
+    doc.values().try_for_each(|v| check_storage_depth(v, 1))
 }
 
 fn check_storage_depth(v: &Bson, level: usize) -> Result<()> {
@@ -191,60 +179,6 @@ fn check_storage_depth(v: &Bson, level: usize) -> Result<()> {
         Bson::Array(a) => a.iter().try_for_each(|c| check_storage_depth(c, level + 1)),
         _ => Ok(()),
     }
-}
-
-/// `validateDollarPrefixElement` for a top-level element of a replacement document.
-fn validate_dollar_prefix_element(entries: &[(&String, &Bson)], index: usize) -> Result<()> {
-    let invalid_dbref = |m: String| Error::new(ErrorKind::InvalidDBRef, m);
-    let (elem_name, _) = entries[index];
-    let mut cur = index;
-    let mut cur_name = elem_name.as_str();
-    if cur_name == "$db" {
-        let v = entries[cur].1;
-        if !matches!(v, Bson::String(_)) {
-            return Err(invalid_dbref(format!(
-                "The DBRef $db field must be a String, not a {}",
-                type_name_for_message(v)
-            )));
-        }
-        if cur == 0 || entries[cur - 1].0 != "$id" {
-            return Err(invalid_dbref("Found $db field without a $id before it, which is invalid.".into()));
-        }
-        cur -= 1;
-        cur_name = entries[cur].0;
-    }
-    if cur_name == "$id" {
-        if cur == 0 || entries[cur - 1].0 != "$ref" {
-            return Err(invalid_dbref("Found $id field without a $ref before it, which is invalid.".into()));
-        }
-        cur -= 1;
-        cur_name = entries[cur].0;
-    }
-    if cur_name == "$ref" {
-        let v = entries[cur].1;
-        if !matches!(v, Bson::String(_)) {
-            return Err(invalid_dbref(format!(
-                "The DBRef $ref field must be a String, not a {}",
-                type_name_for_message(v)
-            )));
-        }
-        if entries.get(cur + 1).map(|(n, _)| n.as_str()) != Some("$id") {
-            return Err(invalid_dbref("The DBRef $ref field must be followed by a $id field".into()));
-        }
-        Ok(())
-    } else {
-        Err(Error::new(
-            ErrorKind::DollarPrefixedFieldName,
-            format!(
-                "The dollar ($) prefixed field '{elem_name}' in '{elem_name}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."
-            ),
-        ))
-    }
-}
-
-/// The server's `typeName` as used in messages (same aliases as `$type`).
-fn type_name_for_message(v: &Bson) -> &'static str {
-    value::types::type_name(v)
 }
 
 /// The size checks after an update (17419) and for an upsert (17420).
@@ -301,15 +235,5 @@ mod tests {
         let d = doc! {"a": d};
         let e = prep(&d).unwrap_err();
         assert_eq!(e.code_num(), 15);
-    }
-
-    #[test]
-    fn replacement_rules() {
-        let e = storage_valid(&doc! {"_id": 1, "$x": 1}, false).unwrap_err();
-        assert_eq!(e.code_num(), 52);
-        assert!(e.message.starts_with("The dollar ($) prefixed field '$x' in '$x' is not allowed"));
-        assert!(storage_valid(&doc! {"_id": 1, "$x": 1}, true).is_ok());
-        assert!(storage_valid(&doc! {"$ref": "a", "$id": 1}, false).is_ok());
-        assert_eq!(storage_valid(&doc! {"$id": 1}, false).unwrap_err().code_num(), 55);
     }
 }

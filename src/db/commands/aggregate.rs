@@ -13,7 +13,7 @@ use super::super::report::{WriteOp, WriteReport};
 use super::super::validate;
 use super::super::{Collection, Database};
 use super::write;
-use super::{cursor_reply, let_vars, Ctx};
+use super::{cursor_reply, let_scope, let_vars, Ctx};
 
 /// Stages that may start a collection-less (`aggregate: 1`) pipeline.
 const COLLECTIONLESS_STAGES: &[&str] =
@@ -67,11 +67,6 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     };
     let docs = run_pipeline(db, ctx, &target, stages)?;
     Ok(cursor_reply(&ns, docs))
-}
-
-/// The user variables in scope: the command's `let`.
-pub(crate) fn let_scope(ctx: &Ctx) -> crate::expr::VarScope {
-    crate::expr::VarScope::with_names(ctx.env.vars.keys().cloned())
 }
 
 /// Parses and runs a pipeline over its target, performing `$out`/`$merge`; returns the

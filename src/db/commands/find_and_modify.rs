@@ -73,7 +73,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         return Ok(doc! {"lastErrorObject": {"n": removed.len() as i32}, "value": value});
     }
     let Some(u) = update else { return Err(Error::failed_to_parse("Either an update or remove=true must be specified")) };
-    let spec = UpdateSpec::parse(&u, array_filters.as_deref(), false, "update")?;
+    let spec = UpdateSpec::parse(&u, array_filters.as_deref(), false, &super::let_scope(ctx))?;
     let opts = StatementOpts { upsert, multi: false, sort: sort.as_ref(), keep_docs: true };
     let r = write::update_statement(db, &dbname, &coll, &query, &spec, &opts, &ctx.env)?;
     let mut leo = Document::new();

@@ -115,6 +115,11 @@ pub(crate) fn let_vars(ctx: &mut Ctx, spec: Option<&Document>) -> Result<()> {
     Ok(())
 }
 
+/// The user variables in scope: the command's `let`.
+pub(crate) fn let_scope(ctx: &Ctx) -> crate::expr::VarScope {
+    crate::expr::VarScope::with_names(ctx.env.vars.keys().cloned())
+}
+
 /// User variable names start with a lower-case letter (or a non-ASCII character) and hold only
 /// letters, digits and `_`.
 fn validate_var_name(name: &str) -> Result<()> {

@@ -31,7 +31,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
     let st = Statement::parse(&Bson::Document(stmt_doc), "ppPreviewUpdate")?;
     let_vars(ctx, f.doc("let")?)?;
-    let spec = st.spec()?;
+    let spec = st.spec(&super::let_scope(ctx))?;
     // A scratch server holding a copy of the one collection.
     let mut collections = BTreeMap::new();
     if let Some(c) = db.collection(&ctx.db, &coll) {

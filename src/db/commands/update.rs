@@ -51,8 +51,8 @@ impl Statement {
         })
     }
 
-    /// The parsed update of this statement.
-    pub fn spec(&self) -> Result<UpdateSpec> {
+    /// The parsed update of this statement; `vars` are the command's `let` names.
+    pub fn spec(&self, vars: &crate::expr::VarScope) -> Result<UpdateSpec> {
         if self.constants.is_some() && !matches!(self.u, Bson::Array(_)) {
             return Err(Error::code(51198, "Constant values may only be specified for pipeline updates"));
         }
@@ -62,7 +62,11 @@ impl Statement {
                 "Cannot specify sort with multi=true",
             ));
         }
-        UpdateSpec::parse(&self.u, self.array_filters.as_deref(), self.multi, "u")
+        let mut scope = vars.clone();
+        if let Some(c) = &self.constants {
+            scope.names.extend(c.keys().cloned());
+        }
+        UpdateSpec::parse(&self.u, self.array_filters.as_deref(), self.multi, &scope)
     }
 }
 
@@ -122,7 +126,7 @@ fn count(n: i64) -> Bson {
 
 /// Runs one statement (its constants `c` become variables for a pipeline).
 pub(crate) fn run_statement(db: &mut Database, ctx: &mut Ctx, coll: &str, st: &Statement) -> Result<write::UpdateResult> {
-    let spec = st.spec()?;
+    let spec = st.spec(&super::let_scope(ctx))?;
     let saved = ctx.env.vars.clone();
     if let Some(c) = &st.constants {
         for (k, v) in c {

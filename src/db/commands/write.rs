@@ -5,7 +5,8 @@
 use bson::{Bson, Document};
 
 use crate::env::Env;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
+use crate::expr::VarScope;
 use crate::query::MatchDetails;
 use crate::update::Update;
 use crate::value;
@@ -13,52 +14,26 @@ use crate::value;
 use super::super::exec::{self, Filter, Sort};
 use super::super::report::{WriteOp, WriteReport};
 use super::super::validate;
-use super::super::{format, Database};
+use super::super::Database;
 
-/// A parsed update: operators, a pipeline, or a replacement document.
+/// A parsed update (operators, a pipeline, or a replacement document) of one statement.
 #[derive(Debug, Clone)]
-pub(crate) enum UpdateSpec {
-    Operators(Update),
-    Pipeline(Update),
-    Replacement(Document),
-}
+pub(crate) struct UpdateSpec(Update);
 
 impl UpdateSpec {
-    /// Parses `u` of an update statement (a document whose first field starts with `$` is an
-    /// operator update, any other document a replacement, an array a pipeline).
-    pub fn parse(u: &Bson, array_filters: Option<&[Document]>, multi: bool, path: &str) -> Result<UpdateSpec> {
-        match u {
-            Bson::Array(_) => {
-                if array_filters.is_some() {
-                    return Err(Error::failed_to_parse("arrayFilters may not be specified for pipeline-style updates"));
-                }
-                Ok(UpdateSpec::Pipeline(Update::parse(u, None)?))
-            }
-            Bson::Document(d) => {
-                if is_replacement(d) {
-                    if multi {
-                        return Err(Error::failed_to_parse("multi update is not supported for replacement-style update"));
-                    }
-                    Ok(UpdateSpec::Replacement(d.clone()))
-                } else {
-                    Ok(UpdateSpec::Operators(Update::parse(u, array_filters)?))
-                }
-            }
-            other => Err(Error::failed_to_parse(format!(
-                "Update argument must be either an object or an array (at {path}): got {}",
-                value::types::type_name(other)
-            ))),
+    /// Parses `u` of an update statement with the variables in `scope` (the command's `let`
+    /// and the statement's constants). A replacement may not be `multi`.
+    pub fn parse(u: &Bson, array_filters: Option<&[Document]>, multi: bool, scope: &VarScope) -> Result<UpdateSpec> {
+        let parsed = Update::parse_with(u, array_filters, scope)?;
+        if parsed.is_replacement() && multi {
+            return Err(Error::failed_to_parse("multi update is not supported for replacement-style update"));
         }
+        Ok(UpdateSpec(parsed))
     }
 
     pub fn is_replacement(&self) -> bool {
-        matches!(self, UpdateSpec::Replacement(_))
+        self.0.is_replacement()
     }
-}
-
-/// A replacement-style update: the first field's name does not start with `$`.
-pub(crate) fn is_replacement(d: &Document) -> bool {
-    d.keys().next().map(|k| !k.starts_with('$')).unwrap_or(true)
 }
 
 /// One document after an update.
@@ -69,69 +44,40 @@ pub(crate) struct Outcome {
     pub modified: bool,
 }
 
-/// Applies an update to a stored document and runs every check the server runs before the
-/// write: `_id` unchanged, storage rules, size.
+/// Applies an update to a stored document. The update module checks what the server's update
+/// driver checks (`_id` unchanged, field names, size); the storage layer adds the nesting limit.
 pub(crate) fn apply_to_existing(spec: &UpdateSpec, old: &Document, positional: Option<usize>, env: &Env) -> Result<Outcome> {
-    let (mut doc, changed_paths, modified, replacement) = match spec {
-        UpdateSpec::Operators(u) | UpdateSpec::Pipeline(u) => {
-            let a = u.apply(old, positional, false, env)?;
-            (a.doc, a.changed_paths, a.modified, false)
-        }
-        UpdateSpec::Replacement(r) => {
-            let new = replace_keeping_id(old, r);
-            let modified = !same_bytes(old, &new);
-            let paths = top_level_diff(old, &new);
-            (new, paths, modified, true)
-        }
-    };
-    if !modified {
-        return Ok(Outcome { doc: old.clone(), changed_paths: Vec::new(), modified: false });
+    let a = spec.0.apply(old, positional, false, env)?;
+    if !a.modified {
+        return Ok(Outcome { doc: a.doc, changed_paths: Vec::new(), modified: false });
     }
-    let old_id = old.get("_id");
-    if !doc.contains_key("_id") {
-        if let Some(id) = old_id {
-            doc = with_id_first(id.clone(), &doc);
-        }
-    }
-    check_id_unchanged(old_id, &doc)?;
-    validate::storage_valid(&doc, !replacement)?;
-    validate::check_updated_size(&doc, false)?;
-    Ok(Outcome { doc, changed_paths, modified: true })
+    validate::check_depth(&a.doc)?;
+    Ok(Outcome { doc: a.doc, changed_paths: a.changed_paths, modified: true })
 }
 
 /// Builds the document an upsert inserts: the filter's equality fields (only `_id` for a
 /// replacement), then the update applied with `inserting = true`, `_id` first (generated when
-/// absent), storage rules and size.
+/// absent), then the storage rules and size.
 pub(crate) fn build_upsert(spec: &UpdateSpec, filter: &Document, env: &Env, new_id: &mut dyn FnMut() -> Bson) -> Result<Outcome> {
-    let seed = upsert_seed(filter)?;
-    let (doc, changed_paths) = match spec {
-        UpdateSpec::Operators(u) | UpdateSpec::Pipeline(u) => {
-            let a = u.apply(&seed, None, true, env)?;
-            check_id_unchanged(seed.get("_id"), &a.doc)?;
-            (a.doc, a.changed_paths)
-        }
-        UpdateSpec::Replacement(r) => {
-            let seed_id = seed.get("_id");
-            let mut base = Document::new();
-            if let Some(id) = seed_id {
-                base.insert("_id", id.clone());
-            }
-            let new = replace_keeping_id(&base, r);
-            check_id_unchanged(seed_id, &new)?;
-            (new, Vec::new())
-        }
-    };
+    let mut seed = upsert_seed(filter)?;
+    if spec.is_replacement() {
+        seed = match seed.get("_id") {
+            Some(id) => bson::doc! {"_id": id.clone()},
+            None => Document::new(),
+        };
+    }
+    let doc = spec.0.apply(&seed, None, true, env)?.doc;
     let doc = match doc.get("_id") {
-        Some(id) if doc.keys().next().map(|k| k == "_id").unwrap_or(false) => {
-            let _ = id;
-            doc
-        }
+        Some(_) if doc.keys().next().map(|k| k == "_id").unwrap_or(false) => doc,
         Some(id) => with_id_first(id.clone(), &doc),
         None => with_id_first(new_id(), &doc),
     };
-    validate::storage_valid(&doc, true)?;
+    if let Some(id) = doc.get("_id") {
+        validate::valid_id_field(id)?;
+    }
+    validate::check_depth(&doc)?;
     validate::check_updated_size(&doc, true)?;
-    let changed_paths = if changed_paths.is_empty() { doc.keys().cloned().collect() } else { changed_paths };
+    let changed_paths = doc.keys().cloned().collect();
     Ok(Outcome { doc, changed_paths, modified: true })
 }
 
@@ -184,22 +130,6 @@ fn set_path(doc: &mut Document, parts: &[&str], val: Bson) {
     }
 }
 
-/// `ObjectReplaceExecutor`: the replacement's fields; the old `_id` stays (first) when the
-/// replacement has none.
-fn replace_keeping_id(old: &Document, replacement: &Document) -> Document {
-    if replacement.contains_key("_id") {
-        return replacement.clone();
-    }
-    let mut out = Document::new();
-    if let Some(id) = old.get("_id") {
-        out.insert("_id", id.clone());
-    }
-    for (k, v) in replacement {
-        out.insert(k.clone(), v.clone());
-    }
-    out
-}
-
 /// `doc` with `_id` set to `id` and moved first.
 pub(crate) fn with_id_first(id: Bson, doc: &Document) -> Document {
     let mut out = Document::new();
@@ -212,41 +142,12 @@ pub(crate) fn with_id_first(id: Bson, doc: &Document) -> Document {
     out
 }
 
-fn check_id_unchanged(old: Option<&Bson>, new: &Document) -> Result<()> {
-    let Some(old) = old else { return Ok(()) };
-    match new.get("_id") {
-        Some(n) if value::equal(n, old) => Ok(()),
-        Some(n) => Err(Error::new(
-            ErrorKind::ImmutableField,
-            format!(
-                "After applying the update, the (immutable) field '_id' was found to have been altered to {}",
-                format::element_to_string("_id", n)
-            ),
-        )),
-        None => Err(Error::new(
-            ErrorKind::ImmutableField,
-            "After applying the update, the '_id' (required and immutable) field was found to have been removed --",
-        )),
-    }
-}
-
-/// True when two documents encode to the same bytes.
-pub(crate) fn same_bytes(a: &Document, b: &Document) -> bool {
-    if value::bson_size(a) != value::bson_size(b) {
-        return false;
-    }
-    match (a.to_vec(), b.to_vec()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
-}
-
 /// Top-level fields that differ between two documents (changed, added, then removed).
 pub(crate) fn top_level_diff(old: &Document, new: &Document) -> Vec<String> {
     let mut out = Vec::new();
     for (k, v) in new {
         match old.get(k) {
-            Some(o) if same_value_bytes(o, v) => {}
+            Some(o) if o.element_type() == v.element_type() && value::equal(o, v) => {}
             _ => out.push(k.clone()),
         }
     }
@@ -256,16 +157,6 @@ pub(crate) fn top_level_diff(old: &Document, new: &Document) -> Vec<String> {
         }
     }
     out
-}
-
-fn same_value_bytes(a: &Bson, b: &Bson) -> bool {
-    a.element_type() == b.element_type() && {
-        let mut x = Document::new();
-        x.insert("v", a.clone());
-        let mut y = Document::new();
-        y.insert("v", b.clone());
-        same_bytes(&x, &y)
-    }
 }
 
 /// Options of one update statement.
