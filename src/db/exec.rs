@@ -5,6 +5,7 @@ use bson::{Bson, Document};
 
 use crate::env::Env;
 use crate::error::Result;
+use crate::expr::VarScope;
 use crate::query::sort::SortSpec;
 use crate::query::{MatchDetails, Matcher};
 
@@ -18,11 +19,21 @@ pub(crate) struct Filter<'a> {
 }
 
 impl<'a> Filter<'a> {
-    pub fn parse(doc: &'a Document) -> Result<Filter<'a>> {
+    /// Parses a filter whose `$expr` may use the variables of `env` (the command's `let`).
+    pub fn parse(doc: &'a Document, env: &Env) -> Result<Filter<'a>> {
         // `{}` matches everything; `{_id: v}` (and `$eq`/`$in` on `_id` alone) is answered
         // exactly by the `_id` index.
-        let matcher = if doc.is_empty() || is_id_only(doc) { None } else { Some(Matcher::parse(doc)?) };
+        let matcher = if doc.is_empty() || is_id_only(doc) {
+            None
+        } else {
+            Some(Matcher::parse_with_scope(doc, &VarScope::with_names(env.vars.keys().cloned()))?)
+        };
         Ok(Filter { doc, matcher })
+    }
+
+    /// The parsed matcher (`None` for `{}` and `_id` equalities).
+    pub fn matcher(&self) -> Option<&Matcher> {
+        self.matcher.as_ref()
     }
 
     fn match_details(&self, doc: &Document, env: &Env) -> Result<MatchDetails> {
@@ -112,7 +123,7 @@ impl Sort {
                 return Ok(Some(Sort::Natural { reverse }));
             }
         }
-        Ok(Some(Sort::Spec(SortSpec::parse(spec)?)))
+        Ok(Some(Sort::Spec(SortSpec::parse_find(spec)?)))
     }
 
     /// Sorts records (given in natural order) in place; stable, so ties keep natural order.

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::query::Matcher;
 use crate::value;
 
-use super::format;
+use crate::query::display;
 
 /// The name of the `_id` index.
 pub const ID_INDEX_NAME: &str = "_id_";
@@ -44,7 +44,7 @@ pub fn default_name(key: &Document) -> String {
             let v = match v {
                 Bson::String(s) => s.clone(),
                 Bson::Double(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", *f as i64),
-                other => format::value_to_string(other),
+                other => display::value(other),
             };
             format!("{k}_{v}")
         })
@@ -105,11 +105,11 @@ impl Index {
             None => {
                 return Err(Error::failed_to_parse(format!(
                     "Error in specification {} :: caused by :: The 'key' field is a required property of an index specification",
-                    format::doc_to_string(spec)
+                    display::document(spec)
                 )))
             }
         };
-        let spec_text = || format::doc_to_string(spec);
+        let spec_text = || display::document(spec);
         if key.is_empty() {
             return Err(Error::new(
                 ErrorKind::CannotCreateIndex,
@@ -342,7 +342,7 @@ pub fn duplicate_key_error(ns: &str, index_name: &str, key_pattern: &Document, k
         ErrorKind::DuplicateKey,
         format!(
             "E11000 duplicate key error collection: {ns} index: {index_name} dup key: {}",
-            format::doc_to_string(key)
+            display::document(key)
         ),
     )
     .with_info(doc! {"keyPattern": key_pattern.clone(), "keyValue": key.clone()})

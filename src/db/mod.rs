@@ -11,10 +11,8 @@
 mod args;
 mod collection;
 mod commands;
-pub mod format;
 pub mod index;
 mod exec;
-mod projection;
 mod report;
 mod snapshot;
 mod validate;

@@ -27,7 +27,7 @@ pub(crate) fn count(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> Res
     }
     // A negative limit counts like its absolute value.
     let limit = f.i64("limit")?.unwrap_or(0).unsigned_abs();
-    let filter = Filter::parse(query)?;
+    let filter = Filter::parse(query, &ctx.env)?;
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(0) };
     if query.is_empty() {
         let total = c.len() as u64;

@@ -33,7 +33,7 @@ pub(crate) fn distinct(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> 
     }
     let empty = Document::new();
     let query = f.doc("query")?.unwrap_or(&empty);
-    let filter = Filter::parse(query)?;
+    let filter = Filter::parse(query, &ctx.env)?;
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Vec::new()) };
     let found = exec::matching(c, &filter, &ctx.env, None)?;
     let mut set: BTreeMap<SortKey, Bson> = BTreeMap::new();

@@ -7,7 +7,7 @@ use crate::error::Result;
 
 use super::super::args::{self, Fields};
 use super::super::exec::{self, Filter, Sort};
-use super::super::projection::Projection;
+use crate::query::projection::Projection;
 use super::super::Database;
 use super::{cursor_reply, let_vars, Ctx};
 
@@ -29,9 +29,9 @@ pub(crate) fn find_docs(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document
     let _ = f.bool("singleBatch")?;
     let _ = f.non_negative("batchSize")?;
     let_vars(ctx, f.doc("let")?)?;
-    let filter = Filter::parse(filter_doc)?;
+    let filter = Filter::parse(filter_doc, &ctx.env)?;
     let projection = match projection {
-        Some(p) if !p.is_empty() => Some(Projection::parse(p)?),
+        Some(p) if !p.is_empty() => Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?),
         _ => None,
     };
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Vec::new()) };
@@ -40,7 +40,7 @@ pub(crate) fn find_docs(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document
     for (rid, details) in found {
         let Some(rec) = c.get(rid) else { continue };
         let doc = match &projection {
-            Some(p) => p.apply(&rec.doc, details, &ctx.env)?,
+            Some(p) => p.apply(&rec.doc, &details, &ctx.env)?,
             None => rec.doc.clone(),
         };
         out.push(doc);

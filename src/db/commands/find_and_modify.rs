@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::query::MatchDetails;
 
 use super::super::args::{self, Fields};
-use super::super::projection::Projection;
+use crate::query::projection::Projection;
 use super::super::Database;
 use super::write::{self, StatementOpts, UpdateSpec};
 use super::{let_vars, Ctx};
@@ -54,12 +54,12 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
     let_vars(ctx, f.doc("let")?)?;
     let projection = match fields {
-        Some(p) if !p.is_empty() => Some(Projection::parse(p)?),
+        Some(p) if !p.is_empty() => Some(Projection::parse_with(p, None, &super::let_scope(ctx))?),
         _ => None,
     };
     let project = |d: &Document, ctx: &Ctx| -> Result<Document> {
         match &projection {
-            Some(p) => p.apply(d, MatchDetails { matched: true, elem_index: None }, &ctx.env),
+            Some(p) => p.apply(d, &MatchDetails { matched: true, elem_index: None }, &ctx.env),
             None => Ok(d.clone()),
         }
     };

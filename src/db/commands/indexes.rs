@@ -5,7 +5,7 @@ use bson::{doc, Bson, Document};
 use crate::error::{Error, ErrorKind, Result};
 
 use super::super::args::{self, Fields};
-use super::super::format;
+use crate::query::display;
 use super::super::index::{Index, ID_INDEX_NAME};
 use super::super::Database;
 use super::{cursor_reply, Ctx};
@@ -42,8 +42,8 @@ pub(super) fn create_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -
                     ErrorKind::IndexOptionsConflict,
                     format!(
                         "An equivalent index already exists with the same name but different options. Requested index: {}, existing index: {}",
-                        format::doc_to_string(&ix.spec),
-                        format::doc_to_string(&existing.spec)
+                        display::document(&ix.spec),
+                        display::document(&existing.spec)
                     ),
                 ));
             }
@@ -51,8 +51,8 @@ pub(super) fn create_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -
                 ErrorKind::IndexKeySpecsConflict,
                 format!(
                     "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: {}, existing index: {}",
-                    format::doc_to_string(&ix.spec),
-                    format::doc_to_string(&existing.spec)
+                    display::document(&ix.spec),
+                    display::document(&existing.spec)
                 ),
             ));
         }
@@ -122,7 +122,7 @@ pub(super) fn drop_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> 
             None => {
                 return Err(Error::new(
                     ErrorKind::IndexNotFound,
-                    format!("can't find index with key: {}", format::doc_to_string(key)),
+                    format!("can't find index with key: {}", display::document(key)),
                 ))
             }
         },

@@ -59,7 +59,7 @@ pub(crate) fn apply_to_existing(spec: &UpdateSpec, old: &Document, positional: O
 /// replacement), then the update applied with `inserting = true`, `_id` first (generated when
 /// absent), then the storage rules and size.
 pub(crate) fn build_upsert(spec: &UpdateSpec, filter: &Document, env: &Env, new_id: &mut dyn FnMut() -> Bson) -> Result<Outcome> {
-    let mut seed = upsert_seed(filter)?;
+    let mut seed = crate::query::upsert_seed(filter)?;
     if spec.is_replacement() {
         seed = match seed.get("_id") {
             Some(id) => bson::doc! {"_id": id.clone()},
@@ -79,55 +79,6 @@ pub(crate) fn build_upsert(spec: &UpdateSpec, filter: &Document, env: &Env, new_
     validate::check_updated_size(&doc, true)?;
     let changed_paths = doc.keys().cloned().collect();
     Ok(Outcome { doc, changed_paths, modified: true })
-}
-
-/// The document a query's equality fields describe, as an upsert starts from.
-/// TEMPORARY until `query::upsert_seed` lands: top-level and `$and` equalities only.
-fn upsert_seed(filter: &Document) -> Result<Document> {
-    let mut out = Document::new();
-    seed_into(filter, &mut out);
-    Ok(out)
-}
-
-fn seed_into(filter: &Document, out: &mut Document) {
-    for (k, v) in filter {
-        if k == "$and" {
-            if let Bson::Array(a) = v {
-                for c in a {
-                    if let Bson::Document(c) = c {
-                        seed_into(c, out);
-                    }
-                }
-            }
-            continue;
-        }
-        if k.starts_with('$') {
-            continue;
-        }
-        let val = match v {
-            Bson::Document(d) if d.keys().next().map(|x| x.starts_with('$')).unwrap_or(false) => match d.get("$eq") {
-                Some(x) if d.len() == 1 => x.clone(),
-                _ => continue,
-            },
-            Bson::RegularExpression(_) => continue,
-            other => other.clone(),
-        };
-        let parts: Vec<&str> = k.split('.').collect();
-        set_path(out, &parts, val);
-    }
-}
-
-fn set_path(doc: &mut Document, parts: &[&str], val: Bson) {
-    if parts.len() == 1 {
-        doc.insert(parts[0], val);
-        return;
-    }
-    if !matches!(doc.get(parts[0]), Some(Bson::Document(_))) {
-        doc.insert(parts[0], Document::new());
-    }
-    if let Some(Bson::Document(d)) = doc.get_mut(parts[0]) {
-        set_path(d, &parts[1..], val);
-    }
 }
 
 /// `doc` with `_id` set to `id` and moved first.
@@ -199,7 +150,7 @@ pub(crate) fn update_statement(
     opts: &StatementOpts,
     env: &Env,
 ) -> Result<UpdateResult> {
-    let filter = Filter::parse(q)?;
+    let filter = Filter::parse(q, env)?;
     let sort = Sort::parse(opts.sort)?;
     let targets: Vec<(u64, MatchDetails)> = match db.collection(dbname, coll) {
         None => Vec::new(),
@@ -282,7 +233,7 @@ pub(crate) fn delete_statement(
     sort: Option<&Document>,
     env: &Env,
 ) -> Result<Vec<Document>> {
-    let filter = Filter::parse(q)?;
+    let filter = Filter::parse(q, env)?;
     let sort = Sort::parse(sort)?;
     let targets = match db.collection(dbname, coll) {
         None => return Ok(Vec::new()),
