@@ -1,14 +1,10 @@
-//! What every update operator implements (the server's `ModifierNode`), and helpers operators
-//! share: the binary-identity test of no-op detection and integer argument parsing.
+//! What every update operator implements (the server's `ModifierNode`), and the binary-identity
+//! test operators share for no-op detection.
 
 use bson::Bson;
 
 use crate::env::Env;
-use crate::error::{Error, Result};
-use crate::value::number::to_d128;
-use crate::value::Number;
-
-use super::render;
+use crate::error::Result;
 
 /// What an operator learns about the element it applies to.
 pub(crate) struct OpCtx<'a> {
@@ -83,32 +79,6 @@ pub(crate) fn identical(a: &Bson, b: &Bson) -> bool {
 /// Binary identity of two whole documents.
 pub(crate) fn identical_docs(a: &bson::Document, b: &bson::Document) -> bool {
     a.len() == b.len() && a.iter().zip(b.iter()).all(|((ka, va), (kb, vb))| ka == kb && identical(va, vb))
-}
-
-/// `BSONElement::parseIntegerElementToLong`: a number with an integral value within int64.
-pub(crate) fn integer_argument(name: &str, v: &Bson) -> Result<i64> {
-    let shown = || render::element(name, v);
-    match v {
-        Bson::Int32(i) => Ok(*i as i64),
-        Bson::Int64(i) => Ok(*i),
-        Bson::Double(f) => {
-            if f.is_nan() {
-                return Err(Error::failed_to_parse(format!("Expected an integer, but found NaN in: {}", shown())));
-            }
-            if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(f) {
-                return Err(Error::failed_to_parse(format!("Cannot represent as a 64-bit integer: {}", shown())));
-            }
-            if f.fract() != 0.0 {
-                return Err(Error::failed_to_parse(format!("Expected an integer: {}", shown())));
-            }
-            Ok(*f as i64)
-        }
-        Bson::Decimal128(d) => {
-            let n = Number::Decimal(to_d128(d));
-            n.to_exact_i64().ok_or_else(|| Error::failed_to_parse(format!("Cannot represent as a 64-bit integer: {}", shown())))
-        }
-        _ => Err(Error::failed_to_parse(format!("Expected a number in: {}", shown()))),
-    }
 }
 
 #[cfg(test)]

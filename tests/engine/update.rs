@@ -1006,3 +1006,14 @@ fn filtered_positional_operator() {
         vec![(doc! {"_id": 1, "a": [0]}, bson!({"$set": {"a.$[i]": 1, "a.$[j]": 2}}), Fail(40, "Update created a conflict at 'a.0'"))],
     );
 }
+
+#[test]
+fn nesting_depth_limit() {
+    let nested = |levels: usize| (0..levels).fold(Bson::Int32(1), |inner, _| Bson::Document(doc! {"x": inner}));
+    // A top-level field is at depth 1; the limit for stored documents is 180.
+    check(vec![
+        (doc! {"_id": 1}, bson!({"$set": {"a": nested(179)}}), Doc(doc! {"_id": 1, "a": nested(179)})),
+        (doc! {"_id": 1}, bson!({"$set": {"a": nested(180)}}), Fail(15, "Document exceeds maximum nesting depth of 180")),
+        (doc! {"_id": 1, "b": {}}, bson!({"$set": {"b.c": nested(179)}}), Fail(15, "Document exceeds maximum nesting depth of 180")),
+    ]);
+}

@@ -4,7 +4,8 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::update::modifier::{integer_argument, Modifier, OpCtx, Outcome};
+use crate::query::int_arg::to_long as integer_argument;
+use crate::update::modifier::{Modifier, OpCtx, Outcome};
 use crate::value::types::type_name;
 
 #[derive(Debug, Clone)]

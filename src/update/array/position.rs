@@ -4,7 +4,7 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::update::modifier::integer_argument;
+use crate::query::int_arg::to_long as integer_argument;
 use crate::value::types::type_name;
 
 pub(crate) fn parse(v: &Bson) -> Result<i64> {
