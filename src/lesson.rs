@@ -325,6 +325,36 @@ mod tests {
         assert_eq!(l.quiz, vec![Question { question: "Why?".into(), answer: "Because.".into() }]);
     }
 
+    /// Every lesson of the course parses, and the index holds: folder name = id, ids and orders unique.
+    #[test]
+    fn every_lesson_in_lessons_parses() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lessons");
+        let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("lessons/ exists").filter_map(|e| e.ok()).collect();
+        entries.sort_by_key(|e| e.file_name());
+        let mut orders = std::collections::BTreeMap::new();
+        let mut problems = Vec::new();
+        for e in entries {
+            let file = e.path().join("lesson.md");
+            if !file.is_file() {
+                continue;
+            }
+            let name = format!("lessons/{}/lesson.md", e.file_name().to_string_lossy());
+            let text = std::fs::read_to_string(&file).expect("lesson.md is UTF-8");
+            match parse(&name, &text) {
+                Err(err) => problems.push(err.to_string()),
+                Ok(l) => {
+                    if l.id != e.file_name().to_string_lossy() {
+                        problems.push(format!("{name}: id `{}` differs from its folder name", l.id));
+                    }
+                    if let Some(other) = orders.insert(l.order, l.id.clone()) {
+                        problems.push(format!("{name}: order {} is also {other}'s", l.order));
+                    }
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
     #[test]
     fn errors_name_file_and_line() {
         let cases: &[(&str, usize, &str)] = &[
