@@ -269,7 +269,7 @@ fn regex_operators() {
         doc! {"s": ["banana", "cherry"]},             // 3
         doc! {"s": 5},                                // 4
         doc! {"s": re("^a", "")},                     // 5
-        doc! {"s": "line1\nline2"},                   // 6
+        doc! {"s": "line1\nline2\n"},                 // 6
         doc! {"s": Bson::Symbol("apricot".into())},   // 7
         doc! {"s": "١٢"},                             // 8 (Arabic-Indic digits)
     ]);
@@ -295,6 +295,11 @@ fn regex_operators() {
             (doc! {"s": {"$not": re("^a", "")}}, vec![2, 3, 4, 6, 8]),
             (doc! {"s": {"$regex": "(?<=app)le"}}, vec![1]),
             (doc! {"s": {"$regex": "(p)\\1"}}, vec![1, 2]),
+            // PCRE's `$` also matches before a final newline.
+            (doc! {"s": {"$regex": "line2$"}}, vec![6]),
+            (doc! {"s": {"$regex": "line1$"}}, vec![]),
+            (doc! {"s": {"$regex": "line1$", "$options": "m"}}, vec![6]),
+            (doc! {"s": {"$regex": "[$]"}}, vec![]),
         ],
     );
 }
@@ -881,5 +886,25 @@ fn projection_expressions() {
         e.message.starts_with("Invalid $slice syntax. The given syntax { $slice: [ 1, 2, 3, 4 ] } did not match the find() syntax because :: Location31272: $slice array argument should be of form [skip, limit] :: The given syntax did not match the expression $slice syntax. :: caused by :: "),
         "{}",
         e.message
+    );
+}
+
+#[test]
+fn dbref_fields() {
+    let docs = numbered(vec![
+        doc! {"r": {"$ref": "c", "$id": 1}},             // 1
+        doc! {"r": {"$ref": "c", "$id": 2}},             // 2
+        doc! {"r": [{"$ref": "c", "$id": 1, "$db": "x"}]}, // 3
+        doc! {"$id": 7},                                 // 4
+    ]);
+    check(
+        &docs,
+        vec![
+            (doc! {"r": {"$ref": "c", "$id": 1}}, vec![1]),
+            (doc! {"r.$id": 1}, vec![1, 3]),
+            (doc! {"r": {"$elemMatch": {"$ref": "c", "$id": 1}}}, vec![3]),
+            (doc! {"r": {"$elemMatch": {"$db": "x"}}}, vec![3]),
+            (doc! {"$id": 7}, vec![4]),
+        ],
     );
 }

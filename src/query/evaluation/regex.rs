@@ -60,13 +60,14 @@ pub fn compile(pattern: &str, flags: &str, op: &str) -> Result<Regex> {
             other => return Err(Error::code(51108, format!("{op} invalid flag in regex options: {other}"))),
         }
     }
-    let body = ascii_classes(pattern);
+    let body = translate(pattern, inline.contains('m'));
     let full = if inline.is_empty() { body } else { format!("(?{inline}){body}") };
     Regex::new(&full).map_err(|e| Error::code(51091, format!("Regular expression is invalid: {e}")))
 }
 
-/// Rewrites `\d \D \w \W \s \S` to ASCII classes (PCRE's meaning without UCP).
-fn ascii_classes(pattern: &str) -> String {
+/// Rewrites PCRE syntax for `fancy_regex`: `\d \D \w \W \s \S` become ASCII classes (PCRE's
+/// meaning without UCP); outside multiline mode `$` and `\Z` also match before a final newline.
+fn translate(pattern: &str, multiline: bool) -> String {
     let mut out = String::with_capacity(pattern.len() + 8);
     let mut chars = pattern.chars().peekable();
     let mut in_class = false;
@@ -78,6 +79,10 @@ fn ascii_classes(pattern: &str) -> String {
                     out.push('\\');
                     break;
                 };
+                if n == 'Z' && !in_class {
+                    out.push_str("(?=\\n?\\z)");
+                    continue;
+                }
                 let class = match n {
                     'd' => Some("digit"),
                     'w' => Some("word"),
@@ -125,6 +130,7 @@ fn ascii_classes(pattern: &str) -> String {
                 in_class = false;
                 out.push(']');
             }
+            '$' if !in_class && !multiline => out.push_str("(?:$|(?=\\n\\z))"),
             c => out.push(c),
         }
         class_start = false;
