@@ -67,6 +67,11 @@ impl Matcher {
         Ok(Matcher { root: parser::parse(filter, &pc, Level::PredicateTop)? })
     }
 
+    /// Parses a filter whose `$expr` may use the `let` variables of `env`.
+    pub fn parse_in_env(filter: &Document, env: &Env) -> Result<Matcher> {
+        Matcher::parse_with_scope(filter, &VarScope::from_env(env))
+    }
+
     /// True when `doc` matches. Errors only from `$expr` evaluation.
     pub fn matches(&self, doc: &Document, env: &Env) -> Result<bool> {
         Ok(self.match_details(doc, env)?.matched)

@@ -522,8 +522,12 @@ impl Applier<'_> {
         let mut out = Document::new();
         for (k, v) in doc {
             match t.get(k) {
-                None | Some(PNode::Keep(true)) | Some(PNode::Positional) | Some(PNode::Expr(_)) | Some(PNode::ElemMatch(_)) => {
+                None | Some(PNode::Keep(true)) | Some(PNode::Positional) => {
                     out.insert(k.clone(), v.clone());
+                }
+                Some(PNode::Expr(_)) | Some(PNode::ElemMatch(_)) => {
+                    // Computed later, in place: hold the position without copying the value.
+                    out.insert(k.clone(), Bson::Null);
                 }
                 Some(PNode::Keep(false)) => {}
                 Some(PNode::Sub(sub)) => {

@@ -834,6 +834,8 @@ fn expr_operator() {
     let env = env().with_vars([("limit".to_string(), Bson::Int32(2))].into_iter().collect());
     let ids: Vec<i32> = docs.iter().filter(|d| m.matches(d, &env).unwrap()).map(|d| d.get_i32("_id").unwrap()).collect();
     assert_eq!(ids, vec![1, 3, 4]);
+    let m = Matcher::parse_in_env(&filter, &env).unwrap();
+    assert_eq!(docs.iter().filter(|d| m.matches(d, &env).unwrap()).count(), 3);
     // Evaluation errors surface from matching.
     let m = Matcher::parse(&doc! {"$expr": {"$add": ["$a", "$b"]}}).unwrap();
     assert!(m.matches(&docs[4], &pattern_playground::env::Env::new(DateTime::from_millis(0))).is_err());
@@ -907,4 +909,14 @@ fn dbref_fields() {
             (doc! {"$id": 7}, vec![4]),
         ],
     );
+}
+
+#[test]
+fn projection_exclusion_with_elem_match_keeps_field_order() {
+    let d = review_doc();
+    let got = project(&doc! {"title": 0, "reviews": {"$elemMatch": {"by": "y"}}}, &doc! {}, &d).unwrap();
+    assert_eq!(got.keys().collect::<Vec<_>>(), vec!["_id", "author", "reviews", "tags", "n"]);
+    assert_eq!(got.get_array("reviews").unwrap(), &vec![Bson::Document(doc! {"by": "y", "stars": 3})]);
+    let got = project(&doc! {"title": 0, "reviews": {"$elemMatch": {"by": "q"}}}, &doc! {}, &d).unwrap();
+    assert_eq!(got.keys().collect::<Vec<_>>(), vec!["_id", "author", "tags", "n"]);
 }
