@@ -58,7 +58,8 @@ pub(crate) fn parse(obj: &Document, pc: &ParseCx, level: Level) -> Result<Node> 
             }
             continue;
         }
-        if k.split('.').count() > 200 {
+        // BSONDepth::getMaxDepthForUserStorage(): 200 - 20.
+        if k.split('.').count() > 180 {
             return Err(Error::code(5729100, "FieldPath is too long"));
         }
         let path = FieldPath::new(k);

@@ -552,6 +552,7 @@ fn filter_errors() {
         (doc! {"$jsonSchema": {"format": "date"}}, 9, "$jsonSchema keyword 'format' is not currently supported"),
         (doc! {"$alwaysTrue": 2}, 9, "$alwaysTrue must be an integer value of 1"),
         (doc! {"$sampleRate": 2}, 2, "numeric argument to $sampleRate must be in [0, 1]"),
+        (doc! {vec!["a"; 181].join("."): 1}, 5729100, "FieldPath is too long"),
     ];
     let mut failures = Vec::new();
     for (filter, code, msg) in cases {
@@ -568,6 +569,7 @@ fn filter_errors() {
     let e = Matcher::parse(&doc! {"a": {"$regex": "("}}).unwrap_err();
     assert_eq!((e.code_num(), e.code_name()), (51091, "Location51091".to_string()));
     assert!(e.message.starts_with("Regular expression is invalid: "), "{}", e.message);
+    assert!(Matcher::parse(&doc! {vec!["a"; 180].join("."): 1}).is_ok());
     let e = Matcher::parse(&doc! {"a": {"$near": [0, 0]}}).unwrap_err();
     assert_eq!(e.code_name(), "NotImplemented");
 }
