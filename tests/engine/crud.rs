@@ -585,3 +585,235 @@ fn many_upserts_and_reads_of_a_large_document_by_id() {
     let r = db.run_command(&doc! {"count": "c"});
     assert_eq!(r.get_i32("n").ok(), Some(n + 1));
 }
+
+#[test]
+fn operator_updates_and_upserts() {
+    let setup = || vec![ins(vec![doc! {"_id": 1, "a": 1, "tags": ["x", "y"]}, doc! {"_id": 2, "a": 2}, doc! {"_id": 3, "a": "s"}])];
+    let upd = |q: Document, u: Bson, extra: Document| {
+        let mut st = doc! {"q": q, "u": u};
+        st.extend(extra);
+        doc! {"update": "c", "updates": [st]}
+    };
+    check_all(vec![
+        ("$inc one", setup(), upd(doc! {"_id": 1}, Bson::Document(doc! {"$inc": {"a": 1}}), doc! {}), doc! {"n": 1, "nModified": 1}),
+        (
+            "no-op $set is matched but not modified",
+            setup(),
+            upd(doc! {"a": {"$in": [1, 2]}}, Bson::Document(doc! {"$set": {"a": 2}}), doc! {"multi": true}),
+            doc! {"n": 2, "nModified": 1},
+        ),
+        (
+            "multi update stops at the failing document",
+            setup(),
+            upd(doc! {}, Bson::Document(doc! {"$inc": {"a": 1}}), doc! {"multi": true}),
+            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 14, "errmsg": "Cannot apply $inc to a value of non-numeric type. {_id: 3} has the field 'a' of non-numeric type string"}]},
+        ),
+        (
+            "upsert seeds from $and equalities and applies $setOnInsert",
+            setup(),
+            upd(doc! {"$and": [{"k": 5}, {"m.n": "v"}, {"z": {"$gt": 1}}]}, Bson::Document(doc! {"$setOnInsert": {"s": true}, "$set": {"t": 1}}), doc! {"upsert": true}),
+            doc! {"n": 1, "nModified": 0},
+        ),
+        (
+            "upsert with the positional operator in a seed-less query",
+            setup(),
+            upd(doc! {"_id": 9}, Bson::Document(doc! {"$push": {"tags": "z"}}), doc! {"upsert": true}),
+            doc! {"n": 1, "upserted": [{"index": 0, "_id": 9}], "nModified": 0},
+        ),
+        (
+            "arrayFilters",
+            setup(),
+            upd(doc! {"_id": 1}, Bson::Document(doc! {"$set": {"tags.$[t]": "Y"}}), doc! {"arrayFilters": [{"t": "y"}]}),
+            doc! {"n": 1, "nModified": 1},
+        ),
+        (
+            "pipeline update",
+            setup(),
+            upd(doc! {"_id": 2}, Bson::Array(vec![Bson::Document(doc! {"$set": {"b": {"$add": ["$a", 1]}}})]), doc! {}),
+            doc! {"n": 1, "nModified": 1},
+        ),
+        (
+            "unknown modifier is a write error",
+            setup(),
+            upd(doc! {"_id": 1}, Bson::Document(doc! {"$foo": {"a": 1}}), doc! {}),
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 9, "errmsg": "Unknown modifier: $foo. Expected a valid update modifier or pipeline-style update specified as an array"}]},
+        ),
+        (
+            "unique index violated by an update",
+            {
+                let mut s = setup();
+                s.push(doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]});
+                s
+            },
+            upd(doc! {"_id": 2}, Bson::Document(doc! {"$set": {"a": 1}}), doc! {}),
+            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 11000, "keyPattern": {"a": 1}, "keyValue": {"a": 1}, "errmsg": "E11000 duplicate key error collection: test.c index: a_1 dup key: { a: 1 }"}]},
+        ),
+        (
+            "unknown query operator is a write error",
+            setup(),
+            upd(doc! {"a": {"$foo": 1}}, Bson::Document(doc! {"$set": {"a": 1}}), doc! {}),
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 2, "errmsg": "unknown operator: $foo"}]},
+        ),
+        (
+            "updateOne with sort picks the first in sort order",
+            setup(),
+            upd(doc! {"a": {"$type": "number"}}, Bson::Document(doc! {"$set": {"picked": true}}), doc! {"sort": {"a": -1}}),
+            doc! {"n": 1, "nModified": 1},
+        ),
+    ]);
+}
+
+/// The documents of collection `c` after `setup` and `cmd`.
+fn contents_after(setup: Vec<Document>, cmd: Document) -> Vec<Document> {
+    let mut db = new_db();
+    run_setup(&mut db, &setup);
+    db.run_command(&cmd);
+    let r = db.run_command(&find_all());
+    r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().clone()).collect()
+}
+
+#[test]
+fn update_results_in_the_collection() {
+    let setup = || vec![ins(vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": "x"}, doc! {"_id": 3, "a": 3}])];
+    // The multi update failed at _id 2: _id 1 stays updated, _id 3 was not reached.
+    assert_eq!(
+        contents_after(setup(), doc! {"update": "c", "updates": [{"q": {}, "u": {"$inc": {"a": 10}}, "multi": true}]}),
+        vec![doc! {"_id": 1, "a": 11}, doc! {"_id": 2, "a": "x"}, doc! {"_id": 3, "a": 3}]
+    );
+    // The upsert document: equality fields of the filter, then $set and $setOnInsert.
+    assert_eq!(
+        contents_after(
+            vec![],
+            doc! {"update": "c", "updates": [{"q": {"$and": [{"k": 5}, {"m.n": "v"}, {"z": {"$gt": 1}}]}, "u": {"$setOnInsert": {"s": true}, "$set": {"t": 1}}, "upsert": true}]}
+        )
+        .into_iter()
+        .map(|mut d| {
+            d.remove("_id");
+            d
+        })
+        .collect::<Vec<_>>(),
+        vec![doc! {"k": 5, "m": {"n": "v"}, "s": true, "t": 1}]
+    );
+    // updateOne with sort updates the largest.
+    assert_eq!(
+        contents_after(setup(), doc! {"update": "c", "updates": [{"q": {"a": {"$type": "number"}}, "u": {"$set": {"p": 1}}, "sort": {"a": -1}}]}),
+        vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": "x"}, doc! {"_id": 3, "a": 3, "p": 1}]
+    );
+}
+
+#[test]
+fn update_write_reports_list_changed_paths() {
+    let mut db = new_db();
+    db.run_command(&ins(vec![doc! {"_id": 1, "a": {"b": 1}, "n": 1}]));
+    db.run_command(&doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"a.b": 2}, "$inc": {"n": 1}}}]});
+    let r = db.last_write_report().to_vec();
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].op, WriteOp::Update);
+    assert_eq!(r[0].changed_paths, vec!["a.b", "n"]);
+    db.run_command(&doc! {"update": "c", "updates": [{"q": {"_id": 5}, "u": {"$set": {"x": 1}}, "upsert": true}]});
+    let r = db.last_write_report().to_vec();
+    assert_eq!((r[0].op, r[0].id.clone(), r[0].before_size), (WriteOp::Upsert, Bson::Int32(5), None));
+}
+
+#[test]
+fn reads_count_distinct_aggregate_explain() {
+    let setup = || vec![ins(vec![doc! {"_id": 1, "a": [2, 1, [3]], "g": "x"}, doc! {"_id": 2, "a": 1.0, "g": "y"}, doc! {"_id": 3, "a": {"b": 1}, "g": "x"}, doc! {"_id": 4, "g": "x"}])];
+    check_all(vec![
+        ("count with a query", setup(), doc! {"count": "c", "query": {"g": "x"}}, doc! {"n": 3}),
+        (
+            "distinct flattens arrays and sorts in BSON order",
+            setup(),
+            doc! {"distinct": "c", "key": "a"},
+            doc! {"values": [1, 2, {"b": 1}, [3]], "ok": 1.0},
+        ),
+        ("distinct of a dotted key", setup(), doc! {"distinct": "c", "key": "a.b"}, doc! {"values": [1]}),
+        (
+            "aggregate group",
+            setup(),
+            doc! {"aggregate": "c", "pipeline": [{"$group": {"_id": "$g", "n": {"$sum": 1}}}, {"$sort": {"_id": 1}}], "cursor": {}},
+            batch(vec![doc! {"_id": "x", "n": 3}, doc! {"_id": "y", "n": 1}]),
+        ),
+        (
+            "aggregate needs a cursor",
+            setup(),
+            doc! {"aggregate": "c", "pipeline": []},
+            err(9, "FailedToParse", "The 'cursor' option is required, except for aggregate with the explain argument"),
+        ),
+        (
+            "aggregate: 1 with $documents",
+            vec![],
+            doc! {"aggregate": 1, "pipeline": [{"$documents": [{"x": 1}]}], "cursor": {}},
+            doc! {"cursor": {"firstBatch": [{"x": 1}], "id": 0i64, "ns": "test.$cmd.aggregate"}},
+        ),
+        (
+            "aggregate: 1 needs a collection-less first stage",
+            vec![],
+            doc! {"aggregate": 1, "pipeline": [{"$match": {}}], "cursor": {}},
+            err(73, "InvalidNamespace", "{aggregate: 1} is not valid for '$match'; a collection is required."),
+        ),
+        (
+            "find with let",
+            setup(),
+            doc! {"find": "c", "filter": {"$expr": {"$eq": ["$_id", "$$want"]}}, "let": {"want": 2}},
+            batch(vec![doc! {"_id": 2, "a": 1.0, "g": "y"}]),
+        ),
+        (
+            "explain of an _id lookup",
+            setup(),
+            doc! {"explain": {"find": "c", "filter": {"_id": 2}}, "verbosity": "executionStats"},
+            doc! {"queryPlanner": {"namespace": "test.c", "parsedQuery": {"_id": 2}, "indexFilterSet": false, "winningPlan": {"stage": "EXPRESS_IDHACK", "keyPattern": {"_id": 1}, "indexName": "_id_"}, "rejectedPlans": []}},
+        ),
+        (
+            "explain of a collection scan",
+            setup(),
+            doc! {"explain": {"count": "c", "query": {"g": "x"}}, "verbosity": "queryPlanner"},
+            doc! {"queryPlanner": {"namespace": "test.c", "parsedQuery": {"g": "x"}, "indexFilterSet": false, "winningPlan": {"stage": "COLLSCAN", "filter": {"g": "x"}, "direction": "forward"}, "rejectedPlans": []}},
+        ),
+        (
+            "explain of an unknown command",
+            vec![],
+            doc! {"explain": {"foo": "c"}},
+            err(59, "CommandNotFound", "Explain failed due to unknown command: foo"),
+        ),
+    ]);
+}
+
+#[test]
+fn explain_execution_stats_count_examined_documents() {
+    let mut db = new_db();
+    db.run_command(&ins(vec![doc! {"_id": 1, "g": "x"}, doc! {"_id": 2, "g": "y"}, doc! {"_id": 3, "g": "x"}]));
+    let before = db.snapshot();
+    let r = db.run_command(&doc! {"explain": {"delete": "c", "deletes": [{"q": {"g": "x"}, "limit": 0}]}, "verbosity": "executionStats"});
+    let stats = r.get_document("executionStats").unwrap();
+    contains(stats, &doc! {"nReturned": 2i64, "totalDocsExamined": 3i64, "totalKeysExamined": 0i64}).unwrap();
+    assert_eq!(db.snapshot(), before, "explain does not write");
+}
+
+#[test]
+fn aggregate_out_and_merge() {
+    let setup = || vec![ins(vec![doc! {"_id": 1, "x": 1}, doc! {"_id": 2, "x": 2}]), doc! {"insert": "t", "documents": [{"_id": 2, "x": 20, "keep": true}]}];
+    let target = |db: &mut Database| -> Vec<Document> {
+        let r = db.run_command(&doc! {"find": "t"});
+        r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().clone()).collect()
+    };
+    let mut db = new_db();
+    run_setup(&mut db, &setup());
+    let r = db.run_command(&doc! {"aggregate": "c", "pipeline": [{"$match": {"x": {"$gt": 0}}}, {"$out": "t"}], "cursor": {}});
+    contains(&r, &doc! {"cursor": {"firstBatch": [], "id": 0i64, "ns": "test.c"}}).unwrap();
+    assert_eq!(target(&mut db), vec![doc! {"_id": 1, "x": 1}, doc! {"_id": 2, "x": 2}]);
+
+    let mut db = new_db();
+    run_setup(&mut db, &setup());
+    db.run_command(&doc! {"aggregate": "c", "pipeline": [{"$merge": {"into": "t"}}], "cursor": {}});
+    assert_eq!(target(&mut db), vec![doc! {"_id": 2, "x": 2, "keep": true}, doc! {"_id": 1, "x": 1}]);
+
+    let mut db = new_db();
+    run_setup(&mut db, &setup());
+    let r = db.run_command(&doc! {"aggregate": "c", "pipeline": [{"$merge": {"into": "t", "whenMatched": "fail"}}], "cursor": {}});
+    contains(&r, &doc! {"ok": 0.0, "code": 11000, "keyPattern": {"_id": 1}, "keyValue": {"_id": 2}}).unwrap();
+
+    let mut db = new_db();
+    run_setup(&mut db, &setup());
+    db.run_command(&doc! {"aggregate": "c", "pipeline": [{"$merge": {"into": "t", "whenMatched": [{"$set": {"x": {"$add": ["$x", "$$new.x"]}}}], "whenNotMatched": "discard"}}], "cursor": {}});
+    assert_eq!(target(&mut db), vec![doc! {"_id": 2, "x": 22, "keep": true}]);
+}
