@@ -181,17 +181,13 @@ fn check_storage_depth(v: &Bson, level: usize) -> Result<()> {
     }
 }
 
-/// The size checks after an update (17419) and for an upsert (17420).
-pub fn check_updated_size(doc: &Document, upsert: bool) -> Result<usize> {
-    let size = value::bson_size(doc);
-    if size > MAX_USER_SIZE {
-        return Err(if upsert {
-            Error::code(17420, format!("Document to upsert is larger than {MAX_USER_SIZE}"))
-        } else {
-            Error::code(17419, format!("Resulting document after update is larger than {MAX_USER_SIZE}"))
-        });
+/// The size limit of a document written by an update (17419), for writes the update module
+/// does not make (`$merge`).
+pub fn check_updated_size(doc: &Document) -> Result<()> {
+    if value::bson_size(doc) > MAX_USER_SIZE {
+        return Err(Error::code(17419, format!("Resulting document after update is larger than {MAX_USER_SIZE}")));
     }
-    Ok(size)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -87,6 +87,32 @@ fn has_atomic_operators(u: &Bson) -> bool {
     }
 }
 
+/// The update statement of `updateOne`/`updateMany`/`replaceOne` (or the bulk model of that
+/// name), with the driver's checks: an update needs operators, a replacement may not have any.
+fn update_statement(name: &str, args: &Document) -> Result<Document, OpError> {
+    let (u, multi) = if name == "replaceOne" {
+        let r = args.get("replacement").cloned().unwrap_or(Bson::Null);
+        if has_atomic_operators(&r) {
+            return Err(OpError::client("Replacement document must not contain atomic operators"));
+        }
+        (r, false)
+    } else {
+        let u = args.get("update").cloned().unwrap_or(Bson::Null);
+        if !has_atomic_operators(&u) {
+            return Err(OpError::client("Update document requires atomic operators"));
+        }
+        (u, name == "updateMany")
+    };
+    let mut st = doc! {"q": get_doc(args, "filter").unwrap_or_default(), "u": u};
+    for k in ["upsert", "arrayFilters", "hint", "sort", "collation"] {
+        if let Some(v) = args.get(k) {
+            st.insert(k, v.clone());
+        }
+    }
+    st.insert("multi", multi);
+    Ok(st)
+}
+
 fn as_i64(v: Option<&Bson>) -> i64 {
     v.and_then(|v| value::Number::from_bson(v)).and_then(|n| n.to_exact_i64()).unwrap_or(0)
 }
@@ -208,27 +234,7 @@ impl Driver {
                 }))
             }
             "updateOne" | "updateMany" | "replaceOne" => {
-                let filter = get_doc(args, "filter").unwrap_or_default();
-                let (u, multi) = if name == "replaceOne" {
-                    let r = args.get("replacement").cloned().unwrap_or(Bson::Null);
-                    if has_atomic_operators(&r) {
-                        return Err(OpError::client("Replacement document must not contain atomic operators"));
-                    }
-                    (r, false)
-                } else {
-                    let u = args.get("update").cloned().unwrap_or(Bson::Null);
-                    if !has_atomic_operators(&u) {
-                        return Err(OpError::client("Update document requires atomic operators"));
-                    }
-                    (u, name == "updateMany")
-                };
-                let mut st = doc! {"q": filter, "u": u};
-                for k in ["upsert", "arrayFilters", "hint", "sort", "collation"] {
-                    if let Some(v) = args.get(k) {
-                        st.insert(k, v.clone());
-                    }
-                }
-                st.insert("multi", multi);
+                let st = update_statement(name, args)?;
                 let totals = self.bulk(target, vec![Write::Update(st)], true, args)?;
                 let Bson::Document(t) = totals else { return Ok(Bson::Null) };
                 let mut out = doc! {
@@ -265,29 +271,7 @@ impl Driver {
                     let filter = get_doc(spec, "filter").unwrap_or_default();
                     let w = match model.as_str() {
                         "insertOne" => Write::Insert(self.with_id(&get_doc(spec, "document").unwrap_or_default())),
-                        "updateOne" | "updateMany" | "replaceOne" => {
-                            let (u, multi) = if model == "replaceOne" {
-                                let r = spec.get("replacement").cloned().unwrap_or(Bson::Null);
-                                if has_atomic_operators(&r) {
-                                    return Err(OpError::client("Replacement document must not contain atomic operators"));
-                                }
-                                (r, false)
-                            } else {
-                                let u = spec.get("update").cloned().unwrap_or(Bson::Null);
-                                if !has_atomic_operators(&u) {
-                                    return Err(OpError::client("Update document requires atomic operators"));
-                                }
-                                (u, model == "updateMany")
-                            };
-                            let mut st = doc! {"q": filter, "u": u};
-                            for k in ["upsert", "arrayFilters", "hint", "sort", "collation"] {
-                                if let Some(v) = spec.get(k) {
-                                    st.insert(k, v.clone());
-                                }
-                            }
-                            st.insert("multi", multi);
-                            Write::Update(st)
-                        }
+                        "updateOne" | "updateMany" | "replaceOne" => Write::Update(update_statement(model, spec)?),
                         "deleteOne" | "deleteMany" => {
                             let mut st = doc! {"q": filter, "limit": if model == "deleteOne" { 1 } else { 0 }};
                             for k in ["hint", "collation"] {

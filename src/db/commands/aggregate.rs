@@ -250,7 +250,7 @@ fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>)
                     _ => return Err(Error::bad_value("Enumeration value for whenMatched is not valid")),
                 };
                 let new = if new.contains_key("_id") { new } else { write::with_id_first(old.get("_id").cloned().unwrap_or(Bson::Null), &new) };
-                validate::check_updated_size(&new, false)?;
+                validate::check_updated_size(&new)?;
                 let size = value::bson_size(&new);
                 let before = value::bson_size(&old);
                 let paths = write::top_level_diff(&old, &new);

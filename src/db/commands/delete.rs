@@ -32,24 +32,11 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         statements.push((q, limit == 1));
     }
     let_vars(ctx, f.doc("let")?)?;
-    let mut n = 0i32;
-    let mut errors = Vec::new();
     let dbname = ctx.db.clone();
-    for (i, (q, one)) in statements.iter().enumerate() {
-        match write::delete_statement(db, &dbname, &coll, q, *one, None, &ctx.env) {
-            Ok(removed) => n += removed.len() as i32,
-            Err(e) => {
-                errors.push(Bson::Document(write::write_error(i, &e)));
-                if ordered {
-                    break;
-                }
-            }
-        }
-    }
-    let mut reply = Document::new();
-    reply.insert("n", n);
-    if !errors.is_empty() {
-        reply.insert("writeErrors", errors);
-    }
-    Ok(reply)
+    let (done, errors) = write::each_statement(statements.len(), ordered, |i| {
+        let (q, one) = &statements[i];
+        write::delete_statement(db, &dbname, &coll, q, *one, None, &ctx.env)
+    });
+    let n: usize = done.iter().map(|(_, removed)| removed.len()).sum();
+    Ok(write::n_reply(n as i64, errors))
 }

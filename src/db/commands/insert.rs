@@ -25,25 +25,8 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
             other => return Err(args::wrong_type(&format!("insert.documents.{i}"), other, "object")),
         }
     }
-    let mut n = 0i32;
-    let mut errors = Vec::new();
-    for (i, d) in parsed.into_iter().enumerate() {
-        match insert_one(db, ctx, &coll, d) {
-            Ok(()) => n += 1,
-            Err(e) => {
-                errors.push(Bson::Document(write::write_error(i, &e)));
-                if ordered {
-                    break;
-                }
-            }
-        }
-    }
-    let mut reply = Document::new();
-    reply.insert("n", n);
-    if !errors.is_empty() {
-        reply.insert("writeErrors", errors);
-    }
-    Ok(reply)
+    let (done, errors) = write::each_statement(parsed.len(), ordered, |i| insert_one(db, ctx, &coll, parsed[i]));
+    Ok(write::n_reply(done.len() as i64, errors))
 }
 
 /// `Write batch sizes must be between 1 and 100000. Got N operations.`

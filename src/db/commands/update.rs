@@ -81,47 +81,24 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         .map(|u| Statement::parse(u, "update.updates"))
         .collect::<Result<Vec<_>>>()?;
     let_vars(ctx, f.doc("let")?)?;
+    let (done, errors) = write::each_statement(statements.len(), ordered, |i| run_statement(db, ctx, &coll, &statements[i]));
     let mut n = 0i64;
     let mut n_modified = 0i64;
     let mut upserted = Vec::new();
-    let mut errors = Vec::new();
-    for (i, st) in statements.iter().enumerate() {
-        match run_statement(db, ctx, &coll, st) {
-            Ok(r) => {
-                n += r.matched as i64;
-                n_modified += r.modified as i64;
-                if let Some(id) = r.upserted {
-                    n += 1;
-                    upserted.push(Bson::Document(doc! {"index": i as i32, "_id": id}));
-                }
-            }
-            Err(e) => {
-                errors.push(Bson::Document(write::write_error(i, &e)));
-                if ordered {
-                    break;
-                }
-            }
+    for (i, r) in done {
+        n += r.matched as i64;
+        n_modified += r.modified as i64;
+        if let Some(id) = r.upserted {
+            n += 1;
+            upserted.push(Bson::Document(doc! {"index": i as i32, "_id": id}));
         }
     }
-    let mut reply = Document::new();
-    reply.insert("n", count(n));
-    if !errors.is_empty() {
-        reply.insert("writeErrors", errors);
-    }
+    let mut reply = write::n_reply(n, errors);
     if !upserted.is_empty() {
         reply.insert("upserted", upserted);
     }
-    reply.insert("nModified", count(n_modified));
+    reply.insert("nModified", write::count(n_modified));
     Ok(reply)
-}
-
-/// Counts are int32 in the server's replies.
-fn count(n: i64) -> Bson {
-    if n <= i32::MAX as i64 {
-        Bson::Int32(n as i32)
-    } else {
-        Bson::Int64(n)
-    }
 }
 
 /// Runs one statement (its constants `c` become variables for a pipeline).

@@ -76,7 +76,6 @@ pub(crate) fn build_upsert(spec: &UpdateSpec, filter: &Document, env: &Env, new_
         validate::valid_id_field(id)?;
     }
     validate::check_depth(&doc)?;
-    validate::check_updated_size(&doc, true)?;
     let changed_paths = doc.keys().cloned().collect();
     Ok(Outcome { doc, changed_paths, modified: true })
 }
@@ -304,6 +303,44 @@ pub(crate) fn prepare_insert(db: &mut Database, doc: &Document) -> Result<Docume
         &mut || ids.next().unwrap_or(Bson::Null),
         &mut || tss.next().unwrap_or(bson::Timestamp { time: 0, increment: 0 }),
     )
+}
+
+/// Runs the statements of a write command: `run(i)` for each, collecting the write errors; an
+/// ordered command stops at the first error. Returns the successful results with their index.
+pub(crate) fn each_statement<T>(count: usize, ordered: bool, mut run: impl FnMut(usize) -> Result<T>) -> (Vec<(usize, T)>, Vec<Bson>) {
+    let mut done = Vec::new();
+    let mut errors = Vec::new();
+    for i in 0..count {
+        match run(i) {
+            Ok(r) => done.push((i, r)),
+            Err(e) => {
+                errors.push(Bson::Document(write_error(i, &e)));
+                if ordered {
+                    break;
+                }
+            }
+        }
+    }
+    (done, errors)
+}
+
+/// The reply of `insert`/`delete`: `{ n, writeErrors? }`.
+pub(crate) fn n_reply(n: i64, errors: Vec<Bson>) -> Document {
+    let mut reply = Document::new();
+    reply.insert("n", count(n));
+    if !errors.is_empty() {
+        reply.insert("writeErrors", errors);
+    }
+    reply
+}
+
+/// Counts are int32 in the server's replies.
+pub(crate) fn count(n: i64) -> Bson {
+    if n <= i32::MAX as i64 {
+        Bson::Int32(n as i32)
+    } else {
+        Bson::Int64(n)
+    }
 }
 
 /// A write error entry of a write command reply: `{ index, code, [keyPattern, keyValue,] errmsg }`.
