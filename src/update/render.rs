@@ -1,6 +1,7 @@
 //! Values as the server prints them inside error messages (`BSONElement::toString`): documents as
 //! `{ a: 1, b: "x" }`, arrays as `[ 1, 2 ]`, doubles always with a fraction (`2.0`), and the
-//! shell-like forms `ObjectId('…')`, `new Date(0)`, `Timestamp(1, 2)`, `NumberDecimal("1.5")`.
+//! shell-like forms `ObjectId('…')`, `new Date(0)`, `Timestamp(1, 2)`, `UUID("…")`; decimals
+//! print bare (`1.50`) and strings unescaped, cut to 150 bytes past 160.
 //! Messages that quote one element write `{` + [`element`] + `}` (`{_id: 1}`, no inner spaces).
 
 use std::fmt::Write;
@@ -99,7 +100,7 @@ fn write_value(s: &mut String, v: &Bson) {
             let _ = write!(s, "{i}");
         }
         Bson::Decimal128(d) => {
-            let _ = write!(s, "NumberDecimal(\"{d}\")");
+            let _ = write!(s, "{d}");
         }
         Bson::String(t) | Bson::Symbol(t) => {
             s.push('"');
@@ -142,6 +143,10 @@ fn write_value(s: &mut String, v: &Bson) {
         }
         Bson::RegularExpression(r) => {
             let _ = write!(s, "/{}/{}", r.pattern.as_str(), r.options.as_str());
+        }
+        Bson::Binary(b) if u8::from(b.subtype) == 4 && b.bytes.len() == 16 => {
+            let h = hex(&b.bytes).to_ascii_lowercase();
+            let _ = write!(s, "UUID(\"{}-{}-{}-{}-{}\")", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..]);
         }
         Bson::Binary(b) => {
             let _ = write!(s, "BinData({}, ", u8::from(b.subtype));

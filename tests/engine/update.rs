@@ -838,7 +838,12 @@ fn rendering_in_messages() {
     assert_eq!(render::element("_id", &bson!({"a": null, "b": true})), "_id: { a: null, b: true }");
     assert_eq!(render::value(&Bson::DateTime(DateTime::from_millis(5))), "new Date(5)");
     assert_eq!(render::value(&Bson::Timestamp(Timestamp { time: 3, increment: 4 })), "Timestamp(3, 4)");
-    assert_eq!(render::value(&Bson::Decimal128("1.50".parse().unwrap())), "NumberDecimal(\"1.50\")");
+    assert_eq!(render::value(&Bson::Decimal128("1.50".parse().unwrap())), "1.50");
+    assert_eq!(render::value(&bson!("say \"hi\"")), "\"say \"hi\"\"");
+    let uuid = bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: (0u8..16).collect() };
+    assert_eq!(render::value(&Bson::Binary(uuid)), "UUID(\"00010203-0405-0607-0809-0a0b0c0d0e0f\")");
+    let bin = bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![0xab, 1] };
+    assert_eq!(render::value(&Bson::Binary(bin)), "BinData(0, AB01)");
     assert_eq!(render::value(&Bson::ObjectId(bson::oid::ObjectId::from_bytes([0xab; 12]))), "ObjectId('abababababababababababab')");
     assert_eq!(render::value(&bson!(1e20)), "1e+20.0");
     assert_eq!(render::value(&bson!("x".repeat(200))), format!("\"{}...\"", "x".repeat(150)));
@@ -878,12 +883,12 @@ fn pipeline_updates() {
         (
             doc! {"_id": 1, "a": 1},
             bson!([{"$replaceWith": "$a"}]),
-            Fail(40228, "'replacement' expression must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: { _id: 1, a: 1 }"),
+            Fail(40228, "'replacement document' must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: {_id: 1, a: 1}"),
         ),
         (
             doc! {"_id": 1, "a": 1},
             bson!([{"$replaceRoot": {"newRoot": "$missing"}}]),
-            Fail(40228, "'newRoot' expression must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'. Input document: { _id: 1, a: 1 }"),
+            Fail(40228, "'newRoot' expression must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'. Input document: {_id: 1, a: 1}"),
         ),
         (
             doc! {"_id": 1, "a": {"_id": 2}},
