@@ -295,6 +295,17 @@ fn inc() {
             Fail(14, "Cannot apply $inc to a value of non-numeric type. {_id: \"x\"} has the field 'b' of non-numeric type string"),
         ),
         (doc! {"_id": 1, "a": 1}, bson!({"$inc": {"a.b": 1}}), Fail(28, "Cannot create field 'b' in element {a: 1}")),
+        // int32 plus an int64 that overflows is an error too.
+        (
+            doc! {"_id": "int32", "v": 42},
+            bson!({"$inc": {"v": i64::MAX}}),
+            Fail(2, "Failed to apply $inc operations to current value ((NumberInt)42) for document {_id: \"int32\"}"),
+        ),
+        (
+            doc! {"_id": "n", "v": [{"foo": [{"bar": "hello"}]}]},
+            bson!({"$inc": {"v.foo": 1}}),
+            Fail(28, "Cannot create field 'foo' in element {v: [ { foo: [ { bar: \"hello\" } ] } ]}"),
+        ),
     ]);
 }
 
@@ -400,6 +411,23 @@ fn rename() {
             Fail(2, "The destination field cannot be an array element, 'b.5' in doc with _id: 1 has an array field called 'b'"),
         ),
         (doc! {"_id": 1, "a": 1}, bson!({"$rename": {"a.b": "c"}}), Fail(28, "cannot use the part (a of a.b) to traverse the element ({a: 1})")),
+        // Paths through arrays (as mongod words them).
+        (
+            doc! {"_id": "n", "v": [{"foo": [{"bar": "hello"}, {"bar": "world"}]}]},
+            bson!({"$rename": {"v.foo": "foo"}}),
+            Fail(28, "cannot use the part (v of v.foo) to traverse the element ({v: [ { foo: [ { bar: \"hello\" }, { bar: \"world\" } ] } ]})"),
+        ),
+        (
+            doc! {"_id": "n", "v": [{"foo": [{"bar": "hello"}, {"bar": "world"}]}]},
+            bson!({"$rename": {"v.-1": "f"}}),
+            Fail(28, "cannot use the part (v of v.-1) to traverse the element ({v: [ { foo: [ { bar: \"hello\" }, { bar: \"world\" } ] } ]})"),
+        ),
+        (
+            doc! {"_id": "n", "v": [{"foo": [{"bar": "hello"}, {"bar": "world"}]}]},
+            bson!({"$rename": {"v.0.foo.0.bar.z": "f"}}),
+            Fail(28, "cannot use the part (bar of v.0.foo.0.bar.z) to traverse the element ({bar: \"hello\"})"),
+        ),
+        (doc! {"_id": 1, "a": 1}, bson!({"$rename": {"": "v"}}), Fail(56, "An empty update path is not valid.")),
         (doc! {"_id": 1, "a": 1, "b": 1}, bson!({"$rename": {"a": "b.c"}}), Fail(28, "Cannot create field 'c' in element {b: 1}")),
         (
             doc! {"_id": 1, "a": 1},
