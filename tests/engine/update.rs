@@ -539,6 +539,12 @@ fn push_and_modifiers() {
             Fail(2, "The field 'a.b' must be an array but is of type string in document {_id: 1}"),
         ),
         (doc! {"_id": 1}, bson!({"$push": {"a": {"$each": 1}}}), Fail(2, "The argument to $each in $push must be an array but it was of type: int")),
+        // `$each` as a field name of $push creates a top-level `$`-prefixed field: refused.
+        (
+            doc! {"_id": 1, "skill": ["css"]},
+            bson!({"$push": {"$each": ["nodejs", "java"]}}),
+            Fail(52, "The dollar ($) prefixed field '$each' in '$each' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."),
+        ),
         (doc! {"_id": 1}, bson!({"$push": {"a": {"$each": [], "$foo": 1}}}), Fail(2, "Unrecognized clause in $push: $foo")),
         (doc! {"_id": 1}, bson!({"$push": {"a": {"$each": [], "$slice": 1.5}}}), Fail(2, "The value for $slice must be an integer value but was given type: double")),
         (doc! {"_id": 1}, bson!({"$push": {"a": {"$each": [], "$slice": "x"}}}), Fail(2, "The value for $slice must be an integer value but was given type: string")),
