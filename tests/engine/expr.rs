@@ -765,6 +765,7 @@ fn date_operators() {
             v(bson!("07:34 -0500 -300")),
         ),
         (bson!({"$dateToString": {"date": "$d", "timezone": "+01:00"}}), d.clone(), v(bson!("2024-02-29T13:34:56.789"))),
+        (bson!({"$dateToString": {"date": "$d", "timezone": "UTC"}}), d.clone(), v(bson!("2024-02-29T12:34:56.789Z"))),
         (bson!({"$dateToString": {"date": "$n", "onNull": "none"}}), d.clone(), v(bson!("none"))),
         (bson!({"$dateToString": {"date": "$missing"}}), d.clone(), v(Bson::Null)),
         (bson!({"$dateFromString": {"dateString": "2024-02-29T12:34:56.789Z"}}), d.clone(), v(date(NOW_MS))),
@@ -791,6 +792,24 @@ fn date_operators() {
         (bson!({"$dateFromParts": {"year": 2024, "month": 14, "day": 1}}), d.clone(), v(date(1_738_368_000_000))),
         (bson!({"$dateFromParts": {"year": 2024, "month": 3, "day": 0}}), d.clone(), v(date(1_709_164_800_000))),
         (bson!({"$dateFromParts": {"year": 2024, "timezone": "America/New_York"}}), d.clone(), v(date(1_704_085_200_000))),
+        // 2024-03-10 02:30 does not exist in New York (spring forward): it reads as 03:30 EDT.
+        (
+            bson!({"$dateFromParts": {"year": 2024, "month": 3, "day": 10, "hour": 2, "minute": 30, "timezone": "America/New_York"}}),
+            d.clone(),
+            v(date(1_710_055_800_000)),
+        ),
+        // 2024-11-03 01:30 happens twice in New York: the first (EDT) instant.
+        (
+            bson!({"$dateFromParts": {"year": 2024, "month": 11, "day": 3, "hour": 1, "minute": 30, "timezone": "America/New_York"}}),
+            d.clone(),
+            v(date(1_730_611_800_000)),
+        ),
+        // A day later in local time across the spring-forward change is 23 hours.
+        (
+            bson!({"$dateAdd": {"startDate": date(1_710_046_800_000), "unit": "day", "amount": 1, "timezone": "America/New_York"}}),
+            d.clone(),
+            v(date(1_710_046_800_000 + 23 * 3_600_000)),
+        ),
         (bson!({"$dateFromParts": {"isoWeekYear": 2024, "isoWeek": 1, "isoDayOfWeek": 1}}), d.clone(), v(date(1_704_067_200_000))),
         (bson!({"$dateFromParts": {"year": "$n"}}), d.clone(), v(Bson::Null)),
         (bson!({"$dateAdd": {"startDate": "$d", "unit": "day", "amount": 1}}), d.clone(), v(date(NOW_MS + 86_400_000))),

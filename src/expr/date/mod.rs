@@ -54,15 +54,17 @@ impl Tz {
             Tz::Utc => local_ms,
             Tz::Fixed(s) => local_ms - s * 1000,
             Tz::Named(_) => {
-                let guess = local_ms - self.offset_ms(local_ms);
-                let o = self.offset_ms(guess);
-                let utc = local_ms - o;
-                // A second pass settles the instants next to a transition.
-                let o2 = self.offset_ms(utc);
-                if o2 != o && self.to_local(local_ms - o2) == local_ms {
-                    local_ms - o2
-                } else {
-                    utc
+                // The offsets in force a day before and a day after (at most one transition
+                // lies between): in an overlap the earlier instant wins, in a gap the offset
+                // from before the gap applies (02:30 in a spring-forward gap reads as 03:30).
+                let approx = local_ms - self.offset_ms(local_ms);
+                let before = self.offset_ms(approx.saturating_sub(MS_PER_DAY));
+                let after = self.offset_ms(approx.saturating_add(MS_PER_DAY));
+                let (a, b) = (local_ms - before, local_ms - after);
+                match (self.to_local(a) == local_ms, self.to_local(b) == local_ms) {
+                    (true, true) => a.min(b),
+                    (false, true) => b,
+                    _ => a,
                 }
             }
         }

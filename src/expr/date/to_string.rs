@@ -111,7 +111,8 @@ impl Op for DateToString {
             };
         }
         let ms = date_arg(&date)?;
-        let fmt = format.unwrap_or_else(|| if self.timezone.is_some() { DEFAULT_TZ.into() } else { DEFAULT_UTC.into() });
+        let is_utc = matches!(tz, Tz::Utc | Tz::Fixed(0));
+        let fmt = format.unwrap_or_else(|| if is_utc { DEFAULT_UTC.into() } else { DEFAULT_TZ.into() });
         Ok(Some(Bson::String(format_date(&fmt, ms, &tz)?)))
     }
 }
