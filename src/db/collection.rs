@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use bson::{Bson, Document};
 
-use crate::error::Result;
+use crate::env::Env;
+use crate::error::{Error, ErrorKind, Result};
+use crate::query::Matcher;
 use crate::value;
 
 use super::index::{self, Index};
@@ -114,6 +116,34 @@ impl Collection {
         rids.sort_unstable();
         rids.dedup();
         Candidates::Ids { rids, keys_examined }
+    }
+
+    /// Document validation (`validator`, `validationLevel`, `validationAction` options): fails
+    /// with `DocumentValidationFailure` (121) when `doc` does not match the validator. With
+    /// `validationLevel: "moderate"`, an update of a document that did not match (`old`) is not
+    /// checked; `"off"` and `validationAction: "warn"` accept everything.
+    pub fn check_validator(&self, doc: &Document, old: Option<&Document>, env: &Env) -> Result<()> {
+        let Some(Bson::Document(validator)) = self.options.get("validator") else { return Ok(()) };
+        if validator.is_empty() {
+            return Ok(());
+        }
+        let level = self.options.get_str("validationLevel").unwrap_or("strict");
+        let action = self.options.get_str("validationAction").unwrap_or("error");
+        if level == "off" || action == "warn" {
+            return Ok(());
+        }
+        let m = Matcher::parse(validator)?;
+        if m.matches(doc, env)? {
+            return Ok(());
+        }
+        if let (Some(old), "moderate") = (old, level) {
+            if !m.matches(old, env)? {
+                return Ok(());
+            }
+        }
+        let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
+        Err(Error::new(ErrorKind::DocumentValidationFailure, "Document failed validation")
+            .with_info(bson::doc! {"errInfo": {"failingDocumentId": id}}))
     }
 
     /// Checks that `doc` could be stored as record `rid` (a new record when `rid` is not

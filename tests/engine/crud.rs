@@ -817,3 +817,72 @@ fn aggregate_out_and_merge() {
     db.run_command(&doc! {"aggregate": "c", "pipeline": [{"$merge": {"into": "t", "whenMatched": [{"$set": {"x": {"$add": ["$x", "$$new.x"]}}}], "whenNotMatched": "discard"}}], "cursor": {}});
     assert_eq!(target(&mut db), vec![doc! {"_id": 2, "x": 22, "keep": true}]);
 }
+
+#[test]
+fn document_validation() {
+    let create = || doc! {"create": "c", "validator": {"$jsonSchema": {"required": ["name"]}, "qty": {"$gte": 0}}};
+    let failed = |id: Bson| doc! {"index": 0, "code": 121, "errInfo": {"failingDocumentId": id}, "errmsg": "Document failed validation"};
+    check_all(vec![
+        ("a valid insert", vec![create()], ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}]), doc! {"n": 1}),
+        ("an invalid insert", vec![create()], ins(vec![doc! {"_id": 1, "qty": 1}]), doc! {"n": 0, "writeErrors": [failed(Bson::Int32(1))]}),
+        (
+            "bypassDocumentValidation",
+            vec![create()],
+            doc! {"insert": "c", "documents": [{"_id": 1}], "bypassDocumentValidation": true},
+            doc! {"n": 1},
+        ),
+        (
+            "an update that breaks the rule",
+            vec![create(), ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}])],
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$inc": {"qty": -5}}}]},
+            doc! {"n": 0, "nModified": 0, "writeErrors": [failed(Bson::Int32(1))]},
+        ),
+        (
+            "an upsert that breaks the rule",
+            vec![create()],
+            doc! {"update": "c", "updates": [{"q": {"_id": 2}, "u": {"$set": {"qty": 1}}, "upsert": true}]},
+            doc! {"n": 0, "writeErrors": [failed(Bson::Int32(2))]},
+        ),
+        (
+            "moderate level leaves invalid documents updatable",
+            vec![
+                doc! {"insert": "c", "documents": [{"_id": 1, "qty": -1}]},
+                doc! {"collMod": "c", "validator": {"qty": {"$gte": 0}}, "validationLevel": "moderate"},
+            ],
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$inc": {"qty": -1}}}]},
+            doc! {"n": 1, "nModified": 1},
+        ),
+        (
+            "warn accepts",
+            vec![doc! {"create": "c", "validator": {"qty": {"$gte": 0}}, "validationAction": "warn"}],
+            ins(vec![doc! {"_id": 1, "qty": -1}]),
+            doc! {"n": 1},
+        ),
+        (
+            "findAndModify reports the failure as a command error",
+            vec![create(), ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}])],
+            doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"$unset": {"name": 1}}},
+            doc! {"ok": 0.0, "code": 121, "codeName": "DocumentValidationFailure", "errmsg": "Document failed validation", "errInfo": {"failingDocumentId": 1}},
+        ),
+        (
+            "a bad validation level",
+            vec![],
+            doc! {"create": "c", "validationLevel": "some"},
+            err(2, "BadValue", "Enumeration value 'some' for field 'create.validationLevel' is not a valid value."),
+        ),
+        (
+            "collMod of a missing collection",
+            vec![],
+            doc! {"collMod": "c", "validator": {}},
+            err(26, "NamespaceNotFound", "ns does not exist: test.c"),
+        ),
+    ]);
+}
+
+#[test]
+fn find_and_modify_positional_projection() {
+    let mut db = new_db();
+    db.run_command(&ins(vec![doc! {"_id": 1, "a": [1, 5, 9]}]));
+    let r = db.run_command(&doc! {"findAndModify": "c", "query": {"a": {"$gt": 4}}, "update": {"$set": {"b": 1}}, "fields": {"a.$": 1}, "new": true});
+    contains(&r, &doc! {"value": {"_id": 1, "a": [5]}}).unwrap();
+}

@@ -65,13 +65,13 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         Target::Collection(c) => format!("{}.{c}", ctx.db),
         Target::Database => format!("{}.$cmd.aggregate", ctx.db),
     };
-    let docs = run_pipeline(db, ctx, &target, stages)?;
+    let docs = run_pipeline(db, ctx, &target, stages, f.bool_or("bypassDocumentValidation", false)?)?;
     Ok(cursor_reply(&ns, docs))
 }
 
 /// Parses and runs a pipeline over its target, performing `$out`/`$merge`; returns the
 /// documents the cursor returns (none after `$out`/`$merge`).
-pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, stages: &[Bson]) -> Result<Vec<Document>> {
+pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, stages: &[Bson], bypass: bool) -> Result<Vec<Document>> {
     if let (Target::Database, Some(Bson::Document(first))) = (target, stages.first()) {
         let name = first.keys().next().cloned().unwrap_or_default();
         if !COLLECTIONLESS_STAGES.contains(&name.as_str()) {
@@ -102,11 +102,11 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
             Ok(output.docs)
         }
         Some(OutTarget::Out { collection }) => {
-            out(db, ctx, &collection, output.docs)?;
+            out(db, ctx, &collection, output.docs, bypass)?;
             Ok(Vec::new())
         }
         Some(OutTarget::Merge { spec }) => {
-            merge(db, ctx, &spec, output.docs)?;
+            merge(db, ctx, &spec, output.docs, bypass)?;
             Ok(Vec::new())
         }
     }
@@ -114,7 +114,7 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
 
 /// `$out`: replaces the target's documents with the results, all or nothing. The target keeps
 /// its indexes and options.
-fn out(db: &mut Database, ctx: &mut Ctx, coll: &str, docs: Vec<Document>) -> Result<()> {
+fn out(db: &mut Database, ctx: &mut Ctx, coll: &str, docs: Vec<Document>, bypass: bool) -> Result<()> {
     let dbname = ctx.db.clone();
     let mut staged: Collection = match db.collection(&dbname, coll) {
         Some(c) => c.clone(),
@@ -124,6 +124,9 @@ fn out(db: &mut Database, ctx: &mut Ctx, coll: &str, docs: Vec<Document>) -> Res
     let mut reports = Vec::new();
     for d in &docs {
         let prepared = write::prepare_insert(db, d)?;
+        if !bypass {
+            staged.check_validator(&prepared, None, &ctx.env)?;
+        }
         let size = value::bson_size(&prepared);
         let id = prepared.get("_id").cloned().unwrap_or(Bson::Null);
         let paths = prepared.keys().cloned().collect();
@@ -155,7 +158,7 @@ fn merge_into(spec: &Document, default_db: &str) -> Result<(String, String)> {
 /// `$merge`: each result is matched to the target on the `on` fields and merged, replaced, kept,
 /// inserted, discarded or rejected as `whenMatched`/`whenNotMatched` say. Not atomic: documents
 /// before a failure stay written.
-fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>) -> Result<()> {
+fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>, bypass: bool) -> Result<()> {
     let (dbname, coll) = merge_into(spec, &ctx.db)?;
     let on: Vec<String> = match spec.get("on") {
         None => vec!["_id".to_string()],
@@ -251,6 +254,11 @@ fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>)
                 };
                 let new = if new.contains_key("_id") { new } else { write::with_id_first(old.get("_id").cloned().unwrap_or(Bson::Null), &new) };
                 validate::check_updated_size(&new)?;
+                if !bypass {
+                    if let Some(c) = db.collection(&dbname, &coll) {
+                        c.check_validator(&new, Some(&old), &ctx.env)?;
+                    }
+                }
                 let size = value::bson_size(&new);
                 let before = value::bson_size(&old);
                 let paths = write::top_level_diff(&old, &new);
@@ -264,7 +272,7 @@ fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>)
             None => match when_not_matched.as_str() {
                 "insert" => {
                     let prepared = write::prepare_insert(db, &d)?;
-                    write::insert_prepared(db, &dbname, &coll, prepared, &ctx.env)?;
+                    write::insert_prepared(db, &dbname, &coll, prepared, bypass, &ctx.env)?;
                 }
                 "discard" => {}
                 "fail" => {

@@ -9,6 +9,7 @@ use crate::value;
 
 use super::super::args::{self, Fields};
 use super::super::index;
+use crate::query::display;
 use super::super::{Collection, Database};
 use super::{cursor_reply, Ctx};
 
@@ -71,6 +72,7 @@ pub(super) fn create(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result
         let Bson::Document(ts) = ts else { return Err(args::wrong_type("create.timeseries", &ts, "object")) };
         options.insert("timeseries", normalize_timeseries(&ts)?);
     }
+    check_validation_options(&options, "create")?;
     if let Some(v) = options.get("capped") {
         if !matches!(v, Bson::Boolean(_)) && value::Number::from_bson(v).is_none() {
             return Err(args::wrong_type("create.capped", v, "bool"));
@@ -83,6 +85,75 @@ pub(super) fn create(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result
         return Err(Error::new(ErrorKind::NamespaceExists, format!("Collection already exists. NS: {}.{name}", ctx.db)));
     }
     db.create_collection(&ctx.db, &name, options)?;
+    Ok(Document::new())
+}
+
+/// Checks `validator` (a query filter), `validationLevel` and `validationAction`.
+fn check_validation_options(options: &Document, cmd: &str) -> Result<()> {
+    match options.get("validator") {
+        None => {}
+        Some(Bson::Document(v)) => {
+            Matcher::parse(v)?;
+        }
+        Some(other) => return Err(args::wrong_type(&format!("{cmd}.validator"), other, "object")),
+    }
+    for (field, allowed) in [("validationLevel", &["off", "strict", "moderate"][..]), ("validationAction", &["error", "warn"][..])] {
+        match options.get(field) {
+            None => {}
+            Some(Bson::String(v)) if allowed.contains(&v.as_str()) => {}
+            Some(Bson::String(v)) => {
+                return Err(Error::bad_value(format!(
+                    "Enumeration value '{v}' for field '{cmd}.{field}' is not a valid value."
+                )))
+            }
+            Some(other) => return Err(args::wrong_type(&format!("{cmd}.{field}"), other, "string")),
+        }
+    }
+    Ok(())
+}
+
+/// `collMod`: changes a collection's `validator`, `validationLevel` or `validationAction`, or an
+/// index's `hidden`/`expireAfterSeconds` (`index: { name | keyPattern, ... }`).
+pub(super) fn coll_mod(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let name = args::collection_name(cmd, &ctx.db)?;
+    let ns = format!("{}.{name}", ctx.db);
+    let mut changes = Document::new();
+    let mut index_change = None;
+    for (k, v) in cmd.iter().skip(1) {
+        match k.as_str() {
+            "validator" | "validationLevel" | "validationAction" => {
+                changes.insert(k.clone(), v.clone());
+            }
+            "index" => match v {
+                Bson::Document(d) => index_change = Some(d.clone()),
+                other => return Err(args::wrong_type("collMod.index", other, "object")),
+            },
+            k if GENERIC_FIELDS.contains(&k) => {}
+            other => return Err(Error::new(ErrorKind::InvalidOptions, format!("unknown option to collMod: {other}"))),
+        }
+    }
+    check_validation_options(&changes, "collMod")?;
+    let Some(c) = db.collection_mut(&ctx.db, &name) else {
+        return Err(Error::new(ErrorKind::NamespaceNotFound, format!("ns does not exist: {ns}")));
+    };
+    if let Some(ix) = index_change {
+        let target = c.indexes.iter_mut().find(|i| match (ix.get("name"), ix.get("keyPattern")) {
+            (Some(Bson::String(n)), _) => &i.name == n,
+            (_, Some(Bson::Document(k))) => &i.key == k,
+            _ => false,
+        });
+        let Some(target) = target else {
+            return Err(Error::new(ErrorKind::IndexNotFound, format!("cannot find index {} for ns {ns}", display::document(&ix))));
+        };
+        for (k, v) in &ix {
+            if k == "hidden" || k == "expireAfterSeconds" {
+                target.spec.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    for (k, v) in changes {
+        c.options.insert(k, v);
+    }
     Ok(Document::new())
 }
 

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::query::MatchDetails;
 
 use super::super::args::{self, Fields};
+use super::super::exec::Filter;
 use crate::query::projection::Projection;
 use super::super::Database;
 use super::write::{self, StatementOpts, UpdateSpec};
@@ -53,13 +54,22 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         return Err(Error::failed_to_parse("Either an update or remove=true must be specified"));
     }
     let_vars(ctx, f.doc("let")?)?;
+    let filter = Filter::parse(&query, &ctx.env)?;
     let projection = match fields {
-        Some(p) if !p.is_empty() => Some(Projection::parse_with(p, None, &super::let_scope(ctx))?),
+        Some(p) if !p.is_empty() => Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?),
         _ => None,
     };
+    // A positional projection (`a.$`) takes the array position the query matches in the
+    // returned document.
     let project = |d: &Document, ctx: &Ctx| -> Result<Document> {
         match &projection {
-            Some(p) => p.apply(d, &MatchDetails { matched: true, elem_index: None }, &ctx.env),
+            Some(p) => {
+                let details = match filter.matcher() {
+                    Some(m) if p.has_positional() => m.match_details(d, &ctx.env)?,
+                    _ => MatchDetails { matched: true, elem_index: None },
+                };
+                p.apply(d, &details, &ctx.env)
+            }
             None => Ok(d.clone()),
         }
     };
@@ -74,7 +84,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
     let Some(u) = update else { return Err(Error::failed_to_parse("Either an update or remove=true must be specified")) };
     let spec = UpdateSpec::parse(&u, array_filters.as_deref(), false, &super::let_scope(ctx))?;
-    let opts = StatementOpts { upsert, multi: false, sort: sort.as_ref(), keep_docs: true };
+    let opts = StatementOpts { upsert, multi: false, sort: sort.as_ref(), keep_docs: true, bypass_validation: f.bool_or("bypassDocumentValidation", false)? };
     let r = write::update_statement(db, &dbname, &coll, &query, &spec, &opts, &ctx.env)?;
     let mut leo = Document::new();
     let value = match r.docs.first() {

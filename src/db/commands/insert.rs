@@ -25,7 +25,8 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
             other => return Err(args::wrong_type(&format!("insert.documents.{i}"), other, "object")),
         }
     }
-    let (done, errors) = write::each_statement(parsed.len(), ordered, |i| insert_one(db, ctx, &coll, parsed[i]));
+    let bypass = f.bool_or("bypassDocumentValidation", false)?;
+    let (done, errors) = write::each_statement(parsed.len(), ordered, |i| insert_one(db, ctx, &coll, parsed[i], bypass));
     Ok(write::n_reply(done.len() as i64, errors))
 }
 
@@ -41,12 +42,12 @@ pub(crate) fn check_batch_size(n: usize) -> Result<()> {
 }
 
 /// Validates, prepares and inserts one user document.
-pub(crate) fn insert_one(db: &mut Database, ctx: &Ctx, coll: &str, doc: &Document) -> Result<()> {
+pub(crate) fn insert_one(db: &mut Database, ctx: &Ctx, coll: &str, doc: &Document, bypass_validation: bool) -> Result<()> {
     let prepared = write::prepare_insert(db, doc)?;
     if let Some(c) = db.collection(&ctx.db, coll) {
         check_timeseries(c, &prepared)?;
     }
-    write::insert_prepared(db, &ctx.db, coll, prepared, &ctx.env)
+    write::insert_prepared(db, &ctx.db, coll, prepared, bypass_validation, &ctx.env)
 }
 
 /// A time series measurement must carry its time field as a date.

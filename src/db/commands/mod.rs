@@ -50,6 +50,7 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("dropDatabase", collections::drop_database),
     ("listCollections", collections::list_collections),
     ("renameCollection", collections::rename_collection),
+    ("collMod", collections::coll_mod),
     ("listDatabases", collections::list_databases),
     ("createIndexes", indexes::create_indexes),
     ("listIndexes", indexes::list_indexes),

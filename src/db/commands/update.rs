@@ -20,6 +20,8 @@ pub(crate) struct Statement {
     pub array_filters: Option<Vec<Document>>,
     pub sort: Option<Document>,
     pub constants: Option<Document>,
+    /// The command's `bypassDocumentValidation`.
+    pub bypass_validation: bool,
 }
 
 impl Statement {
@@ -48,6 +50,7 @@ impl Statement {
             array_filters: f.doc_array("arrayFilters")?,
             sort: f.doc("sort")?.cloned(),
             constants: f.doc("c")?.cloned(),
+            bypass_validation: false,
         })
     }
 
@@ -76,10 +79,14 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let updates = f.required_array("updates")?;
     let ordered = f.bool_or("ordered", true)?;
     check_batch_size(updates.len())?;
-    let statements = updates
+    let bypass = f.bool_or("bypassDocumentValidation", false)?;
+    let mut statements = updates
         .iter()
         .map(|u| Statement::parse(u, "update.updates"))
         .collect::<Result<Vec<_>>>()?;
+    for st in &mut statements {
+        st.bypass_validation = bypass;
+    }
     let_vars(ctx, f.doc("let")?)?;
     let (done, errors) = write::each_statement(statements.len(), ordered, |i| run_statement(db, ctx, &coll, &statements[i]));
     let mut n = 0i64;
@@ -110,7 +117,7 @@ pub(crate) fn run_statement(db: &mut Database, ctx: &mut Ctx, coll: &str, st: &S
             ctx.env.vars.insert(k.clone(), v.clone());
         }
     }
-    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: false };
+    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: false, bypass_validation: st.bypass_validation };
     let r = write::update_statement(db, &ctx.db.clone(), coll, &st.q, &spec, &opts, &ctx.env);
     ctx.env.vars = saved;
     r

@@ -117,6 +117,8 @@ pub(crate) struct StatementOpts<'a> {
     pub sort: Option<&'a Document>,
     /// Keep each document's before/after (findAndModify, preview).
     pub keep_docs: bool,
+    /// `bypassDocumentValidation`.
+    pub bypass_validation: bool,
 }
 
 /// One document an update statement wrote.
@@ -168,6 +170,9 @@ pub(crate) fn update_statement(
             let id = exec::id_of(&out.doc);
             let size = value::bson_size(&out.doc);
             let c = db.collection_or_create(dbname, coll)?;
+            if !opts.bypass_validation {
+                c.check_validator(&out.doc, None, env)?;
+            }
             c.insert(out.doc.clone())?;
             env.add_written(size as u64);
             db.report(WriteReport {
@@ -202,6 +207,9 @@ pub(crate) fn update_statement(
         let before = if opts.keep_docs { Some(rec.doc.clone()) } else { None };
         let id = exec::id_of(&out.doc);
         let size = value::bson_size(&out.doc);
+        if !opts.bypass_validation {
+            c.check_validator(&out.doc, Some(&rec.doc), env)?;
+        }
         let Some(cm) = db.collection_mut(dbname, coll) else { break };
         cm.replace(rid, out.doc.clone())?;
         env.add_written(size as u64);
@@ -264,11 +272,14 @@ pub(crate) fn delete_statement(
 }
 
 /// Inserts one document (already prepared: `_id` first) and records it.
-pub(crate) fn insert_prepared(db: &mut Database, dbname: &str, coll: &str, doc: Document, env: &Env) -> Result<()> {
+pub(crate) fn insert_prepared(db: &mut Database, dbname: &str, coll: &str, doc: Document, bypass_validation: bool, env: &Env) -> Result<()> {
     let size = value::bson_size(&doc);
     let id = exec::id_of(&doc);
     let paths: Vec<String> = doc.keys().cloned().collect();
     let c = db.collection_or_create(dbname, coll)?;
+    if !bypass_validation {
+        c.check_validator(&doc, None, env)?;
+    }
     c.insert(doc)?;
     env.add_written(size as u64);
     db.report(WriteReport {
