@@ -200,13 +200,18 @@ fn parse_format(s: &str, fmt: &str) -> std::result::Result<(i64, Option<i64>), S
 
 /// A date string to UTC milliseconds: an offset in the string wins, else the time zone.
 pub(crate) fn parse(s: &str, format: Option<&str>, tz: Option<&Tz>) -> Result<i64> {
+    Ok(parse_with_offset(s, format, tz)?.0)
+}
+
+/// [`parse`], also telling whether the string carried its own offset.
+fn parse_with_offset(s: &str, format: Option<&str>, tz: Option<&Tz>) -> Result<(i64, bool)> {
     let (local, offset) = match format {
         Some(f) => parse_format(s, f).map_err(|e| fail(s, &e))?,
         None => parse_default(s).map_err(|e| fail(s, e))?,
     };
     Ok(match offset {
-        Some(o) => local - o * 1000,
-        None => tz.map(|t| t.to_utc(local)).unwrap_or(local),
+        Some(o) => (local - o * 1000, true),
+        None => (tz.map(|t| t.to_utc(local)).unwrap_or(local), false),
     })
 }
 
@@ -235,7 +240,13 @@ impl Op for DateFromString {
             };
         }
         let result = match ds.as_bson() {
-            Some(Bson::String(s)) => parse(s, format.as_deref(), Some(&tz)),
+            Some(Bson::String(s)) => match parse_with_offset(s, format.as_deref(), Some(&tz)) {
+                Ok((_, true)) if self.timezone.is_some() => Err(Error::new(
+                    ErrorKind::ConversionFailure,
+                    "you cannot pass in a date/time string with GMT offset together with a timezone argument",
+                )),
+                other => other.map(|(ms, _)| ms),
+            },
             _ => Err(Error::new(
                 ErrorKind::ConversionFailure,
                 format!("$dateFromString requires that 'dateString' be a string, found: {} with value {}", ds.type_name(), display_val(&ds)),

@@ -349,10 +349,12 @@ fn convert(v: &Bson, to: Target, format: Option<&str>, subtype: u8) -> Result<Bs
             }
         }
         (Bson::String(s), Target::ObjectId) => Bson::ObjectId(ObjectId::parse_str(s).map_err(|_| {
-            failure(format!(
-                "Failed to parse objectId '{s}' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found {}",
-                s.len()
-            ))
+            let why = if s.len() != 24 {
+                format!("Invalid string length for parsing to OID, expected 24 but found {}", s.len())
+            } else {
+                format!("Invalid character found in hex string: {s}")
+            };
+            failure(format!("Failed to parse objectId '{s}' in $convert with no onError value: {why}"))
         })?),
         (Bson::String(s), Target::Date) => {
             let ms = crate::expr::date::parse_date_string(s, None, None).map_err(|e| {
