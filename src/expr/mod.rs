@@ -39,6 +39,11 @@ use crate::error::{Error, Result};
 
 pub use field_path::FieldPath;
 
+/// The server's printing of values inside error messages: `display` / `display_doc` as
+/// `BSONObj::toString` (`{ a: 1.0, b: "x" }`), `display_value` as `Value`'s `operator<<`
+/// (`{a: 1, b: "x"}`), `display_g` for doubles streamed with `%g`.
+pub use args::{display, display_doc, display_g, display_value};
+
 /// Names of variables visible where an expression is parsed (for "Use of undefined variable").
 /// Callers put the names of a command's `let` variables here (see [`VarScope::with_names`] and
 /// [`VarScope::from_env`]); the system variables (`ROOT`, `CURRENT`, `NOW`, ...) are always
