@@ -1056,3 +1056,115 @@ fn nesting_depth_limit() {
         (doc! {"_id": 1, "b": {}}, bson!({"$set": {"b.c": nested(179)}}), Fail(15, "Document exceeds maximum nesting depth of 180")),
     ]);
 }
+
+#[test]
+fn filtered_positional_with_negation_and_upsert() {
+    // A negation in the filter (the manual's "degrees" example).
+    with_filters(
+        vec![doc! {"elem.type": {"$ne": "Bachelor"}}],
+        vec![(
+            doc! {"_id": 1, "degrees": [{"level": 1, "type": "Bachelor"}, {"level": 2, "type": "Master"}]},
+            bson!({"$set": {"degrees.$[elem].gradcampaign": 1}}),
+            Doc(doc! {"_id": 1, "degrees": [{"level": 1, "type": "Bachelor"}, {"level": 2, "type": "Master", "gradcampaign": 1}]}),
+        )],
+    );
+    // When an upsert inserts, the array comes from the query's equality and the filters apply to it.
+    check_all(
+        vec![(doc! {"grades": [95, 110]}, bson!({"$set": {"grades.$[g]": 100}}), Doc(doc! {"grades": [95, 100]}))],
+        Opts { filters: Some(vec![doc! {"g": {"$gte": 100}}]), inserting: true, ..Opts::default() },
+    );
+    upsert(vec![(doc! {"grades": [1, 2]}, bson!({"$inc": {"grades.$[]": 1}}), Doc(doc! {"grades": [2, 3]}))]);
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn scalar() -> impl Strategy<Value = Bson> {
+        prop_oneof![
+            any::<i32>().prop_map(Bson::Int32),
+            any::<i64>().prop_map(Bson::Int64),
+            any::<f64>().prop_map(Bson::Double),
+            "[a-c]{0,2}".prop_map(Bson::String),
+            Just(Bson::Null),
+            any::<bool>().prop_map(Bson::Boolean),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Bson> {
+        scalar().prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Bson::Array),
+                prop::collection::vec(("[a-c$]{1,2}", inner), 0..3).prop_map(|kv| Bson::Document(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn path() -> impl Strategy<Value = String> {
+        let part = prop_oneof![4 => "[a-c]", 3 => "[0-2]", 1 => Just("$".to_string()), 1 => Just("$[]".to_string()), 1 => Just("$[e]".to_string())];
+        ("[a-c]", prop::collection::vec(part, 0..3)).prop_map(|(first, rest)| std::iter::once(first).chain(rest).collect::<Vec<_>>().join("."))
+    }
+
+    fn operator() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "$set", "$unset", "$inc", "$mul", "$min", "$max", "$rename", "$currentDate", "$setOnInsert", "$push", "$addToSet",
+            "$pop", "$pull", "$pullAll", "$bit",
+        ])
+    }
+
+    fn argument(op: &'static str) -> BoxedStrategy<Bson> {
+        match op {
+            "$rename" => "[a-c](\\.[a-c0-2]){0,2}".prop_map(Bson::String).boxed(),
+            "$bit" => any::<i32>().prop_map(|n| bson!({"xor": n})).boxed(),
+            "$push" => (prop::collection::vec(scalar(), 0..3), -3i32..3).prop_map(|(v, n)| bson!({"$each": v, "$slice": n, "$sort": 1})).boxed(),
+            "$inc" | "$mul" => scalar().prop_filter("a number", |v| matches!(v, Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_))).boxed(),
+            "$currentDate" => Just(Bson::Boolean(true)).boxed(),
+            "$pop" => prop_oneof![Just(Bson::Int32(1)), Just(Bson::Int32(-1))].boxed(),
+            "$pullAll" => prop::collection::vec(scalar(), 0..3).prop_map(Bson::Array).boxed(),
+            "$pull" => prop_oneof![scalar(), scalar().prop_map(|v| bson!({"$gte": v}))].boxed(),
+            _ => value().boxed(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn updates_never_panic_and_failures_change_nothing(
+            fields in prop::collection::vec(("[a-c]", value()), 0..4),
+            ops in prop::collection::vec((operator(), path()).prop_flat_map(|(op, p)| (Just(op), Just(p), argument(op))), 1..4),
+            positional in prop::option::of(0usize..3),
+            inserting in any::<bool>(),
+        ) {
+            let mut doc = doc! {"_id": 1};
+            for (k, v) in fields {
+                doc.insert(k, v);
+            }
+            let mut spec = Document::new();
+            for (op, p, arg) in ops {
+                let entry = spec.entry(op.to_string()).or_insert_with(|| Bson::Document(Document::new()));
+                if let Bson::Document(d) = entry {
+                    d.insert(p, arg);
+                }
+            }
+            let before = shown(&doc);
+            let uses_e = format!("{spec:?}").contains("$[e]");
+            let filters = vec![doc! {"e": {"$gte": 0}}];
+            let parsed = Update::parse(&Bson::Document(spec), if uses_e { Some(&filters[..]) } else { None });
+            if let Ok(u) = parsed {
+                match u.apply(&doc, positional, inserting, &env()) {
+                    Ok(a) => {
+                        prop_assert!(a.doc.to_vec().is_ok());
+                        if !a.modified {
+                            prop_assert_eq!(shown(&a.doc), before.clone());
+                        }
+                        if !inserting {
+                            prop_assert_eq!(a.doc.get("_id"), Some(&Bson::Int32(1)));
+                        }
+                    }
+                    Err(e) => prop_assert!(!e.message.is_empty()),
+                }
+            }
+            prop_assert_eq!(shown(&doc), before);
+        }
+    }
+}
