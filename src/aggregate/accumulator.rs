@@ -115,11 +115,66 @@ impl<'s> Row<'s> {
     }
 }
 
+/// An expression argument evaluated per document, with a fast path for plain field paths
+/// (`"$qty"`): those are read in place, without copying the value.
+#[derive(Debug, Clone)]
+pub(crate) struct Arg {
+    expr: Expr,
+    path: Option<Vec<String>>,
+}
+
+enum Fast<'d> {
+    Found(Option<&'d Bson>),
+    /// An array in the middle of the path: the expression's mapping semantics apply.
+    Slow,
+}
+
+fn fast_lookup<'d>(doc: &'d Document, path: &[String]) -> Fast<'d> {
+    let Some((first, rest)) = path.split_first() else { return Fast::Slow };
+    let mut cur = match doc.get(first) {
+        Some(v) => v,
+        None => return Fast::Found(None),
+    };
+    for p in rest {
+        cur = match cur {
+            Bson::Document(d) => match d.get(p) {
+                Some(v) => v,
+                None => return Fast::Found(None),
+            },
+            Bson::Array(_) => return Fast::Slow,
+            _ => return Fast::Found(None),
+        };
+    }
+    Fast::Found(Some(cur))
+}
+
+impl Arg {
+    pub fn parse(spec: &Bson, scope: &VarScope) -> Result<Arg> {
+        Ok(Arg::from_expr(Expr::parse(spec, scope)?))
+    }
+
+    pub fn from_expr(expr: Expr) -> Arg {
+        let path = expr.as_field_path().map(|p| p.split('.').map(String::from).collect());
+        Arg { expr, path }
+    }
+
+    /// Calls `f` with the argument's value in `doc` (`None` for missing).
+    pub fn with<R>(&self, doc: &Document, env: &Env, f: impl FnOnce(Option<&Bson>) -> Result<R>) -> Result<R> {
+        if let Some(p) = &self.path {
+            if let Fast::Found(v) = fast_lookup(doc, p) {
+                return f(v);
+            }
+        }
+        let v = self.expr.evaluate(doc, env)?;
+        f(v.as_ref())
+    }
+}
+
 /// An accumulator with one argument expression evaluated per document and a per-group fold
 /// (`$sum`, `$avg`, `$push`, ...).
 pub(crate) struct Unary<F> {
     pub name: &'static str,
-    pub arg: Expr,
+    pub arg: Arg,
     pub _fold: std::marker::PhantomData<fn() -> F>,
 }
 
@@ -131,18 +186,19 @@ impl<F> fmt::Debug for Unary<F> {
 
 /// The per-group part of a unary accumulator.
 pub(crate) trait Fold: Default + 'static {
-    fn add(&mut self, v: Option<Bson>) -> Result<()>;
+    /// Adds one value (`None` for missing); folds that keep values copy them.
+    fn add(&mut self, v: Option<&Bson>) -> Result<()>;
     fn finish(self) -> Result<Bson>;
 }
 
 impl<F: Fold> Unary<F> {
     pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Arc<dyn Accumulator>> {
-        Ok(Arc::new(Unary::<F> { name, arg: Expr::parse(arg, scope)?, _fold: std::marker::PhantomData }))
+        Ok(Arc::new(Unary::<F> { name, arg: Arg::parse(arg, scope)?, _fold: std::marker::PhantomData }))
     }
 }
 
 struct UnaryState<'s, F> {
-    arg: &'s Expr,
+    arg: &'s Arg,
     fold: F,
 }
 
@@ -154,8 +210,8 @@ impl<F: Fold> Accumulator for Unary<F> {
 
 impl<F: Fold> State for UnaryState<'_, F> {
     fn add(&mut self, doc: &Document, env: &Env) -> Result<()> {
-        let v = self.arg.evaluate(doc, env)?;
-        self.fold.add(v)
+        let fold = &mut self.fold;
+        self.arg.with(doc, env, |v| fold.add(v))
     }
 
     fn finish(self: Box<Self>) -> Result<Bson> {

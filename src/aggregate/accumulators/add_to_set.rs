@@ -22,10 +22,10 @@ pub(crate) struct SetFold {
 }
 
 impl Fold for SetFold {
-    fn add(&mut self, v: Option<Bson>) -> Result<()> {
+    fn add(&mut self, v: Option<&Bson>) -> Result<()> {
         if let Some(v) = v {
-            if self.seen.insert(hash_key(&v)) {
-                self.values.push(v);
+            if self.seen.insert(hash_key(v)) {
+                self.values.push(v.clone());
             }
         }
         Ok(())

@@ -20,9 +20,9 @@ pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<
 pub(crate) struct AvgFold(NumSum);
 
 impl Fold for AvgFold {
-    fn add(&mut self, v: Option<Bson>) -> Result<()> {
+    fn add(&mut self, v: Option<&Bson>) -> Result<()> {
         if let Some(v) = v {
-            self.0.add(&v);
+            self.0.add(v);
         }
         Ok(())
     }

@@ -16,9 +16,9 @@ pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<
 pub(crate) struct FirstFold(Option<Bson>);
 
 impl Fold for FirstFold {
-    fn add(&mut self, v: Option<Bson>) -> Result<()> {
+    fn add(&mut self, v: Option<&Bson>) -> Result<()> {
         if self.0.is_none() {
-            self.0 = Some(v.unwrap_or(Bson::Null));
+            self.0 = Some(v.cloned().unwrap_or(Bson::Null));
         }
         Ok(())
     }

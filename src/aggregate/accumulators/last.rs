@@ -16,8 +16,8 @@ pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<
 pub(crate) struct LastFold(Option<Bson>);
 
 impl Fold for LastFold {
-    fn add(&mut self, v: Option<Bson>) -> Result<()> {
-        self.0 = Some(v.unwrap_or(Bson::Null));
+    fn add(&mut self, v: Option<&Bson>) -> Result<()> {
+        self.0 = Some(v.cloned().unwrap_or(Bson::Null));
         Ok(())
     }
 

@@ -18,18 +18,18 @@ pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<
 pub(crate) struct MergeFold(Document);
 
 impl Fold for MergeFold {
-    fn add(&mut self, v: Option<Bson>) -> Result<()> {
+    fn add(&mut self, v: Option<&Bson>) -> Result<()> {
         match v {
             None | Some(Bson::Null) | Some(Bson::Undefined) => Ok(()),
             Some(Bson::Document(d)) => {
                 for (k, v) in d {
-                    self.0.insert(k, v);
+                    self.0.insert(k.clone(), v.clone());
                 }
                 Ok(())
             }
             Some(other) => Err(err(
                 40400,
-                format!("$mergeObjects requires object inputs, but input {} is of type {}", show(&other), tname(&other)),
+                format!("$mergeObjects requires object inputs, but input {} is of type {}", show(other), tname(other)),
             )),
         }
     }

@@ -23,15 +23,15 @@ pub(crate) struct Extreme<const MAX: bool>(Option<Bson>);
 pub(crate) type MinFold = Extreme<false>;
 
 impl<const MAX: bool> Fold for Extreme<MAX> {
-    fn add(&mut self, v: Option<Bson>) -> Result<()> {
+    fn add(&mut self, v: Option<&Bson>) -> Result<()> {
         let Some(v) = v else { return Ok(()) };
         if matches!(v, Bson::Null | Bson::Undefined) {
             return Ok(());
         }
         let want = if MAX { Ordering::Greater } else { Ordering::Less };
         match &self.0 {
-            Some(cur) if compare(&v, cur) != want => {}
-            _ => self.0 = Some(v),
+            Some(cur) if compare(v, cur) != want => {}
+            _ => self.0 = Some(v.clone()),
         }
         Ok(())
     }

@@ -16,9 +16,9 @@ pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<
 pub(crate) struct PushFold(Vec<Bson>);
 
 impl Fold for PushFold {
-    fn add(&mut self, v: Option<Bson>) -> Result<()> {
+    fn add(&mut self, v: Option<&Bson>) -> Result<()> {
         if let Some(v) = v {
-            self.0.push(v);
+            self.0.push(v.clone());
         }
         Ok(())
     }

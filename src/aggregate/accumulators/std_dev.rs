@@ -15,8 +15,8 @@ pub(crate) struct StdDev<const SAMPLE: bool> {
 }
 
 impl<const SAMPLE: bool> Fold for StdDev<SAMPLE> {
-    fn add(&mut self, v: Option<Bson>) -> Result<()> {
-        let Some(n) = v.as_ref().and_then(Number::from_bson) else { return Ok(()) };
+    fn add(&mut self, v: Option<&Bson>) -> Result<()> {
+        let Some(n) = v.and_then(Number::from_bson) else { return Ok(()) };
         let x = n.to_f64();
         self.count += 1;
         let delta = x - self.mean;

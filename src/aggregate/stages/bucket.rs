@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bson::{Bson, Document};
 
-use super::group::{finish, group_by};
+use super::group::Groups;
 use crate::aggregate::accumulator::{parse_statement, Statement};
 use crate::aggregate::stage::blocking;
 use crate::aggregate::util::{err, show, tname};
@@ -183,8 +183,14 @@ impl Stage for Bucket {
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
         blocking(input, move |input| {
-            let groups = group_by(input, &self.stmts, cx.env, |d| self.bucket_of(self.group_by.evaluate(d, cx.env)?))?;
-            let mut docs = finish(groups, &self.stmts)?;
+            let mut groups = Groups::new(&self.stmts);
+            for d in input {
+                let d = d?;
+                let k = self.bucket_of(self.group_by.evaluate(&d, cx.env)?)?;
+                let i = groups.slot(Some(&k), cx.env)?;
+                groups.add(i, &d, cx.env)?;
+            }
+            let mut docs = groups.finish()?;
             docs.sort_by(|a, b| compare(a.get("_id").unwrap_or(&Bson::Null), b.get("_id").unwrap_or(&Bson::Null)));
             Ok(docs)
         })

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bson::{Bson, Document};
 
-use crate::aggregate::accumulator::{parse_statement, Row, Statement};
+use crate::aggregate::accumulator::{parse_statement, Arg, Row, Statement};
 use crate::aggregate::stage::blocking;
 use crate::aggregate::util::err;
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
@@ -18,7 +18,7 @@ use crate::value::hash_key;
 
 #[derive(Debug)]
 pub(crate) struct Group {
-    id: Expr,
+    id: Arg,
     stmts: Vec<Statement>,
 }
 
@@ -52,39 +52,64 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
         }
     }
     let id = id.ok_or_else(|| err(15955, "a group specification must include an _id"))?;
-    Ok(Arc::new(Group { id, stmts }))
+    Ok(Arc::new(Group { id: Arg::from_expr(id), stmts }))
 }
 
-/// Groups documents by a key function, in first-seen order of the keys.
-pub(crate) fn group_by<'s, I, K>(input: I, stmts: &'s [Statement], env: &Env, mut key: K) -> Result<Vec<(Bson, Row<'s>)>>
-where
-    I: Iterator<Item = Result<Document>>,
-    K: FnMut(&Document) -> Result<Bson>,
-{
-    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-    let mut groups: Vec<(Bson, Row<'s>)> = Vec::new();
-    for doc in input {
-        let doc = doc?;
-        let k = key(&doc)?;
-        let h = hash_key(&k);
-        let i = match index.get(&h) {
-            Some(i) => *i,
-            None => {
-                let row = Row::start(stmts, &k, env)?;
-                groups.push((k, row));
-                index.insert(h, groups.len() - 1);
-                groups.len() - 1
-            }
-        };
-        if let Some((_, row)) = groups.get_mut(i) {
-            row.add(&doc, env)?;
+/// Groups in first-seen order of their keys (keys equal as the server compares them).
+pub(crate) struct Groups<'s> {
+    stmts: &'s [Statement],
+    index: HashMap<Vec<u8>, usize>,
+    rows: Vec<(Bson, Row<'s>)>,
+}
+
+impl<'s> Groups<'s> {
+    pub fn new(stmts: &'s [Statement]) -> Groups<'s> {
+        Groups { stmts, index: HashMap::new(), rows: Vec::new() }
+    }
+
+    /// The group of a key (`None`, missing, groups with null); the key is copied only for a new
+    /// group.
+    pub fn slot(&mut self, key: Option<&Bson>, env: &Env) -> Result<usize> {
+        let key = key.unwrap_or(&Bson::Null);
+        let h = hash_key(key);
+        if let Some(i) = self.index.get(&h) {
+            return Ok(*i);
+        }
+        let row = Row::start(self.stmts, key, env)?;
+        self.rows.push((key.clone(), row));
+        self.index.insert(h, self.rows.len() - 1);
+        Ok(self.rows.len() - 1)
+    }
+
+    pub fn add(&mut self, slot: usize, doc: &Document, env: &Env) -> Result<()> {
+        match self.rows.get_mut(slot) {
+            Some((_, row)) => row.add(doc, env),
+            None => Ok(()),
         }
     }
-    Ok(groups)
+
+    /// Groups a stream by an argument expression.
+    pub fn by_arg<I>(stmts: &'s [Statement], input: I, key: &Arg, env: &Env) -> Result<Groups<'s>>
+    where
+        I: Iterator<Item = Result<Document>>,
+    {
+        let mut g = Groups::new(stmts);
+        for doc in input {
+            let doc = doc?;
+            let i = key.with(&doc, env, |k| g.slot(k, env))?;
+            g.add(i, &doc, env)?;
+        }
+        Ok(g)
+    }
+
+    /// The output documents `{ _id, <accumulated fields> }`.
+    pub fn finish(self) -> Result<Vec<Document>> {
+        finish(self.rows, self.stmts)
+    }
 }
 
 /// The output documents `{ _id, <accumulated fields> }`.
-pub(crate) fn finish(groups: Vec<(Bson, Row)>, stmts: &[Statement]) -> Result<Vec<Document>> {
+fn finish(groups: Vec<(Bson, Row)>, stmts: &[Statement]) -> Result<Vec<Document>> {
     let mut out = Vec::with_capacity(groups.len());
     for (k, row) in groups {
         let mut d = Document::new();
@@ -102,8 +127,7 @@ impl Stage for Group {
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
         blocking(input, move |input| {
-            let groups = group_by(input, &self.stmts, cx.env, |d| Ok(self.id.evaluate(d, cx.env)?.unwrap_or(Bson::Null)))?;
-            finish(groups, &self.stmts)
+            Groups::by_arg(&self.stmts, input, &self.id, cx.env)?.finish()
         })
     }
 }

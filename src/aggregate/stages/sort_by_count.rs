@@ -5,18 +5,17 @@ use std::sync::Arc;
 
 use bson::Bson;
 
-use super::group::{finish, group_by, parse_id};
-use crate::aggregate::accumulator::{parse_statement, Statement};
+use super::group::{parse_id, Groups};
+use crate::aggregate::accumulator::{parse_statement, Arg, Statement};
 use crate::aggregate::stage::blocking;
 use crate::aggregate::util::err;
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
-use crate::expr::Expr;
 use crate::value::compare;
 
 #[derive(Debug)]
 pub(crate) struct SortByCount {
-    id: Expr,
+    id: Arg,
     stmts: Vec<Statement>,
 }
 
@@ -37,7 +36,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
     }
     let id = parse_id(spec, &pcx.scope)?;
     let count = parse_statement("count", &bson::bson!({ "$sum": 1 }), &pcx.scope)?;
-    Ok(Arc::new(SortByCount { id, stmts: vec![count] }))
+    Ok(Arc::new(SortByCount { id: Arg::from_expr(id), stmts: vec![count] }))
 }
 
 impl Stage for SortByCount {
@@ -47,8 +46,7 @@ impl Stage for SortByCount {
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
         blocking(input, move |input| {
-            let groups = group_by(input, &self.stmts, cx.env, |d| Ok(self.id.evaluate(d, cx.env)?.unwrap_or(Bson::Null)))?;
-            let mut docs = finish(groups, &self.stmts)?;
+            let mut docs = Groups::by_arg(&self.stmts, input, &self.id, cx.env)?.finish()?;
             docs.sort_by(|a, b| {
                 let (x, y) = (a.get("count").unwrap_or(&Bson::Null), b.get("count").unwrap_or(&Bson::Null));
                 compare(y, x)
