@@ -945,7 +945,6 @@ fn top_bottom() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-#[ignore = "needs query"]
 fn sort() {
     let input = bson!([
         { "_id": 1, "a": 2 },
@@ -988,7 +987,6 @@ fn sort() {
 }
 
 #[test]
-#[ignore = "needs query"]
 fn match_stage() {
     let input = bson!([{ "_id": 1, "a": 1, "b": 2 }, { "_id": 2, "a": 5, "b": 2 }, { "_id": 3, "a": [0, 9] }]);
     table(vec![
@@ -1113,7 +1111,6 @@ fn lookup_pipeline() {
 }
 
 #[test]
-#[ignore = "needs query"]
 fn lookup_pipeline_with_match() {
     table(vec![
         (
@@ -1244,7 +1241,6 @@ fn graph_lookup() {
 }
 
 #[test]
-#[ignore = "needs query"]
 fn graph_lookup_restrict_search_with_match() {
     table(vec![
         (

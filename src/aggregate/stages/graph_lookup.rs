@@ -59,7 +59,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                 max_depth = Some(i);
             }
             "restrictSearchWithMatch" => match v {
-                Bson::Document(m) => restrict = Some(Matcher::parse(m)?),
+                Bson::Document(m) => restrict = Some(Matcher::parse_with_scope(m, &pcx.scope)?),
                 other => return Err(err(40185, format!("restrictSearchWithMatch must be an object, found {}", tname(other)))),
             },
             other => return Err(err(40104, format!("Unknown argument to $graphLookup: {other}"))),

@@ -14,11 +14,11 @@ pub(crate) struct Match {
     filter: Matcher,
 }
 
-pub(crate) fn parse(_name: &'static str, spec: &Bson, _pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
+pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
     let Bson::Document(d) = spec else {
         return Err(err(15959, "the match filter must be an expression in an object"));
     };
-    Ok(Arc::new(Match { filter: Matcher::parse(d)? }))
+    Ok(Arc::new(Match { filter: Matcher::parse_with_scope(d, &pcx.scope)? }))
 }
 
 impl Stage for Match {
