@@ -2,14 +2,14 @@
 SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup serve test script dist bench test-engine test-runtime build/engine
+.PHONY: setup serve test script dist bench test-engine test-runtime test-lessons build/engine
 
 # Installs whatever is missing (wasm32 target, trunk, wasm-bindgen-cli, Chromium, npm packages);
 # quick when everything is present.
 setup:
 	@SETUP_QUIET=1 bash tools/setup.sh
 
-test: setup test-engine test-runtime
+test: setup test-engine test-runtime test-lessons
 
 test-engine:
 	cargo test --release --all-targets
@@ -43,6 +43,11 @@ script: build/engine/engine_bg.wasm build/runtime.js
 
 test-runtime: build/engine/engine_bg.wasm build/runtime.js
 	node --test tests/runtime/
+
+# Every lesson (lessons/*/lesson.md) parsed and run headless; `node tools/run-lessons.mjs -v [id]`
+# shows each step's output.
+test-lessons: build/engine/engine_bg.wasm build/runtime.js
+	node --test tests/lessons/
 
 serve:
 	@echo "make serve: the site build is not wired yet" >&2; exit 1

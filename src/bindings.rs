@@ -72,6 +72,14 @@ impl Engine {
     }
 }
 
+/// Parses a lesson file (`lessons/<id>/lesson.md`) with the site's one parser (`crate::lesson`):
+/// the lesson as JSON text, or a thrown `Error` whose message is `file:line: what is wrong`.
+#[wasm_bindgen(js_name = parseLesson)]
+pub fn parse_lesson(file: &str, text: &str) -> Result<String, JsError> {
+    let lesson = crate::lesson::parse(file, text).map_err(|e| JsError::new(&e.to_string()))?;
+    serde_json::to_string(&lesson).map_err(|e| JsError::new(&e.to_string()))
+}
+
 /// A reply document as BSON bytes. Serializing an in-memory `Document` only fails on a value
 /// the engine never builds; the fallback is then an `InternalError` reply, still valid BSON.
 fn to_bytes(reply: &Document) -> Vec<u8> {

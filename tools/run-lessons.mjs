@@ -12,12 +12,15 @@
 // A failing step is reported as `lessons/<id>/lesson.md:LINE: step N "title": Error: ...`, LINE
 // being the line of the lesson file where the error happened.
 //
-// Usage: node tools/run-lessons.mjs [--verbose] [--json] [--timeout=MS] [id...]
-//   --verbose   print every step's output
-//   --json      one JSON report per lesson
+// Usage: node tools/run-lessons.mjs [--verbose] [--json] [--keep-going] [--no-skip] [--timeout=MS] [id...]
+//   --verbose     print every step's output
+//   --json        one JSON report per lesson
+//   --keep-going  run the later steps of a lesson after a failed one (to list every failure)
+//   --no-skip     also run the lessons of the skip list
 // Lessons the engine cannot run yet are listed, with the reason, in lessons/engine-gaps.skip.
 import fs from 'node:fs';
 import path from 'node:path';
+import vm from 'node:vm';
 import { fileURLToPath } from 'node:url';
 import { createShellContext, runFile, formatUncaught } from './run-script.mjs';
 
@@ -54,11 +57,15 @@ export function readSkips(file = SKIP_FILE) {
 
 /** Parses a lesson with the engine's parser. Throws Error("file:line: message") on a format error. */
 export function parseLesson(context, file, text) {
+  // The glue's `wasm_bindgen` is a script-level binding of the context, not a property of it.
+  context.__lessonArgs = [file, text];
   let json;
   try {
-    json = context.wasm_bindgen.parseLesson(file, text);
+    json = vm.runInContext('wasm_bindgen.parseLesson(...__lessonArgs)', context);
   } catch (e) {
     throw new Error(String(e?.message ?? e));
+  } finally {
+    delete context.__lessonArgs;
   }
   return JSON.parse(json);
 }
@@ -93,7 +100,7 @@ export function repairAudit(session, audit) {
  * Runs one parsed lesson in a fresh context. Resolves to
  * { id, file, steps: [{ n, title, line, ms, output, error }], audits: [{ name, count, expect, peak, repairChecks }], failures: [string] }.
  */
-export async function runLesson(lesson, file, { timeout = 20000, text = '' } = {}) {
+export async function runLesson(lesson, file, { timeout = 20000, text = '', keepGoing = false } = {}) {
   const { context, session } = createShellContext();
   // The line of each audit's `"name": ...` in the lesson file (the parser keeps no audit lines).
   const lines = text.split('\n');
@@ -148,10 +155,11 @@ export async function runLesson(lesson, file, { timeout = 20000, text = '' } = {
     if (r.error) {
       const line = r.error.line !== undefined ? step.script_line + r.error.line - 1 : step.script_line;
       fail(line, `step ${n} "${step.title}": ${formatUncaught(r.error, name).split('\n')[0]}`);
-      return report; // later steps depend on this one
+      if (!keepGoing) return report; // later steps depend on this one
     }
     checkAudits(n);
   }
+  if (report.steps.some((s) => s.error)) return report;
   lesson.audits.forEach((audit, i) => {
     const r = report.audits[i];
     if (audit.expect !== undefined && audit.expect !== null && r.count !== audit.expect) {
@@ -162,7 +170,7 @@ export async function runLesson(lesson, file, { timeout = 20000, text = '' } = {
 }
 
 /** Parses and runs every lesson (or those in `only`); resolves to { reports, skipped, parseErrors }. */
-export async function runAll({ only = [], timeout, onReport } = {}) {
+export async function runAll({ only = [], timeout, keepGoing = false, noSkip = false, onReport } = {}) {
   const skips = readSkips();
   const { context: parser } = createShellContext();
   const reports = [];
@@ -177,11 +185,11 @@ export async function runAll({ only = [], timeout, onReport } = {}) {
       continue;
     }
     if (only.length > 0 && !only.includes(lesson.id)) continue;
-    if (skips.has(lesson.id)) {
+    if (skips.has(lesson.id) && !noSkip) {
       skipped.push({ id: lesson.id, reason: skips.get(lesson.id) });
       continue;
     }
-    const report = await runLesson(lesson, file, { timeout, text });
+    const report = await runLesson(lesson, file, { timeout, text, keepGoing });
     reports.push(report);
     onReport?.(report);
   }
@@ -206,16 +214,22 @@ async function main(argv) {
   let verbose = false;
   let json = false;
   let timeout = 20000;
+  let keepGoing = false;
+  let noSkip = false;
   const only = [];
   for (const arg of argv) {
     if (arg === '--verbose' || arg === '-v') verbose = true;
     else if (arg === '--json') json = true;
+    else if (arg === '--keep-going') keepGoing = true;
+    else if (arg === '--no-skip') noSkip = true;
     else if (arg.startsWith('--timeout=')) timeout = Number(arg.slice('--timeout='.length));
     else only.push(arg);
   }
   const { reports, skipped, parseErrors } = await runAll({
     only,
     timeout,
+    keepGoing,
+    noSkip,
     onReport: (r) => (json ? process.stdout.write(`${JSON.stringify(r)}\n`) : printReport(r, verbose)),
   });
   for (const e of parseErrors) process.stdout.write(`FAIL ${e}\n`);

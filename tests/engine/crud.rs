@@ -886,3 +886,65 @@ fn find_and_modify_positional_projection() {
     let r = db.run_command(&doc! {"findAndModify": "c", "query": {"a": {"$gt": 4}}, "update": {"$set": {"b": 1}}, "fields": {"a.$": 1}, "new": true});
     contains(&r, &doc! {"value": {"_id": 1, "a": [5]}}).unwrap();
 }
+
+// Engine gaps found by the lessons (tools/run-lessons.mjs). Ignored until the engine catches up,
+// so that main stays green; `cargo test --test engine -- --ignored lesson_gap` runs them.
+
+/// The server appends explain counters with `appendNumber`: an int32 when the value fits, so
+/// mongosh shows `nReturned: 2`, not `Long('2')` (and `docs += totalDocsExamined` adds numbers).
+/// (`explain_execution_stats_count_examined_documents` above expects Int64 and must change too.)
+#[test]
+#[ignore = "lesson gap: explain counters are Int64, the server sends int32"]
+fn lesson_gap_explain_counters_are_int32() {
+    let mut db = new_db();
+    run_setup(&mut db, &[ins(vec![doc! {"_id": 1, "g": "x"}, doc! {"_id": 2, "g": "y"}, doc! {"_id": 3, "g": "x"}])]);
+    let r = db.run_command(&doc! {"explain": {"find": "c", "filter": {"g": "x"}}, "verbosity": "executionStats"});
+    let stats = r.get_document("executionStats").unwrap();
+    contains(stats, &doc! {"nReturned": 2, "totalDocsExamined": 3, "totalKeysExamined": 0}).unwrap();
+}
+
+/// A find whose filter has an equality (or range) on the leading field of an index is planned as
+/// IXSCAN + FETCH: it examines only the matching keys and documents.
+#[test]
+#[ignore = "lesson gap: finds on an indexed field are planned as COLLSCAN"]
+fn lesson_gap_find_on_an_indexed_field_uses_the_index() {
+    let mut db = new_db();
+    let docs: Vec<Document> = (0..100).map(|i| doc! {"_id": i, "a": i % 10}).collect();
+    run_setup(&mut db, &[ins(docs), doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}]);
+    let r = db.run_command(&doc! {"explain": {"find": "c", "filter": {"a": 3}}, "verbosity": "executionStats"});
+    let plan = r.get_document("queryPlanner").unwrap().get_document("winningPlan").unwrap();
+    assert_eq!(plan.get_str("stage").ok(), Some("FETCH"), "{plan}");
+    assert_eq!(plan.get_document("inputStage").and_then(|s| s.get_str("stage")).ok(), Some("IXSCAN"), "{plan}");
+    let stats = r.get_document("executionStats").unwrap();
+    contains(stats, &doc! {"nReturned": 10, "totalKeysExamined": 10, "totalDocsExamined": 10}).unwrap();
+}
+
+/// `attrs.k` and `attrs.v` traverse the same array: a compound index on them is the Attribute
+/// pattern's index, and the server builds it. "Parallel arrays" means two different arrays.
+#[test]
+#[ignore = "lesson gap: compound index on two fields of one array refused as parallel arrays"]
+fn lesson_gap_compound_index_on_two_fields_of_one_array() {
+    let mut db = new_db();
+    run_setup(&mut db, &[ins(vec![doc! {"_id": 1, "attrs": [{"k": "color", "v": "red"}, {"k": "watts", "v": 2200}]}])]);
+    let r = db.run_command(&doc! {"createIndexes": "c", "indexes": [{"key": {"attrs.k": 1, "attrs.v": 1}, "name": "attrs.k_1_attrs.v_1"}]});
+    contains(&r, &doc! {"numIndexesAfter": 2, "ok": 1.0}).unwrap();
+    let r = db.run_command(&doc! {"insert": "c", "documents": [{"_id": 2, "attrs": [{"k": "color", "v": "teal"}]}]});
+    contains(&r, &doc! {"n": 1, "ok": 1.0}).unwrap();
+}
+
+/// mongosh's `db.c.stats()` runs `{ $collStats: { storageStats: { scale: 1 } } }`; for a time
+/// series collection `storageStats.timeseries` carries `bucketCount` (the lesson pins 12 buckets for
+/// 3 stations x 2 days x 1 440 minute readings: one day per bucket, at most 1 000 measurements).
+#[test]
+#[ignore = "lesson gap: no $collStats stage (mongosh's stats() uses it), no timeseries bucketCount"]
+fn lesson_gap_collstats_stage_reports_storage_and_time_series_stats() {
+    let mut db = new_db();
+    run_setup(&mut db, &[doc! {"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}]);
+    let start = 1_709_251_200_000i64; // 2024-03-01T00:00:00Z
+    let docs: Vec<Document> = (0..2 * 1440).map(|i| doc! {"m": "s1", "t": bson::DateTime::from_millis(start + i * 60_000), "v": i}).collect();
+    run_setup(&mut db, &[doc! {"insert": "ts", "documents": docs}]);
+    let r = db.run_command(&doc! {"aggregate": "ts", "pipeline": [{"$collStats": {"storageStats": {"scale": 1}}}], "cursor": {}});
+    let first = r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0].as_document().unwrap().clone();
+    let ts = first.get_document("storageStats").unwrap().get_document("timeseries").unwrap();
+    contains(ts, &doc! {"bucketCount": 4}).unwrap();
+}
