@@ -98,6 +98,11 @@ error_kinds! {
     QueryFeatureNotAllowed = 224,
     APIStrictError = 323,
     CannotBackfillArray = 108,
+    ViewDepthLimitExceeded = 149,
+    CommandNotSupportedOnView = 166,
+    CannotIndexParallelArrays = 171,
+    GraphContainsCycle = 267,
+    MergeStageNoMatchingDocument = 13113,
     DuplicateKey = 11000,
 }
 

@@ -49,7 +49,8 @@ pub enum Candidates {
 
 impl Collection {
     pub fn new(db: &str, name: &str, options: Document, uuid: [u8; 16]) -> Collection {
-        let timeseries = options.contains_key("timeseries");
+        // Time series collections and views have no `_id` index.
+        let timeseries = options.contains_key("timeseries") || options.contains_key("viewOn");
         Collection {
             name: name.to_string(),
             ns: format!("{db}.{name}"),

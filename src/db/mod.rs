@@ -16,6 +16,7 @@ mod exec;
 mod report;
 mod snapshot;
 mod validate;
+mod view;
 
 use std::collections::BTreeMap;
 
@@ -263,21 +264,28 @@ impl Database {
         self.reports.push(r);
     }
 
-    /// The catalog a pipeline of database `db` reads other collections through.
-    pub(crate) fn catalog<'a>(&'a self, db: &str) -> DbCatalog<'a> {
-        DbCatalog { db: self.dbs.get(db) }
+    /// The catalog a pipeline of database `db` reads other collections through (`now` is the
+    /// operation's `$$NOW`, for the pipelines of views).
+    pub(crate) fn catalog<'a>(&'a self, db: &str, now: bson::DateTime) -> DbCatalog<'a> {
+        DbCatalog { server: self, db: db.to_string(), now }
     }
 }
 
-/// Collections of one database, as `$lookup`/`$unionWith`/`$graphLookup` read them.
+/// Collections (and views) of one database, as `$lookup`/`$unionWith`/`$graphLookup` read them.
 pub(crate) struct DbCatalog<'a> {
-    db: Option<&'a Db>,
+    server: &'a Database,
+    db: String,
+    now: bson::DateTime,
 }
 
 impl Catalog for DbCatalog<'_> {
     fn documents(&self, collection: &str) -> Vec<Document> {
-        self.db
-            .and_then(|d| d.collections.get(collection))
+        if let Ok(Some(view)) = self.server.resolve_view(&self.db, collection) {
+            let env = Env::new(self.now);
+            return self.server.view_documents(&self.db, &view, &[], &env).unwrap_or_default();
+        }
+        self.server
+            .collection(&self.db, collection)
             .map(|c| c.iter().map(|(_, r)| r.doc.clone()).collect())
             .unwrap_or_default()
     }

@@ -947,4 +947,62 @@ fn lesson_gap_collstats_stage_reports_storage_and_time_series_stats() {
     let first = r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0].as_document().unwrap().clone();
     let ts = first.get_document("storageStats").unwrap().get_document("timeseries").unwrap();
     contains(ts, &doc! {"bucketCount": 4}).unwrap();
+
+#[test]
+fn views() {
+    let setup = || {
+        vec![
+            ins(vec![doc! {"_id": 1, "g": "a", "n": 1}, doc! {"_id": 2, "g": "b", "n": 2}, doc! {"_id": 3, "g": "a", "n": 3}]),
+            doc! {"create": "va", "viewOn": "c", "pipeline": [{"$match": {"g": "a"}}, {"$project": {"g": 0}}]},
+            doc! {"create": "vva", "viewOn": "va", "pipeline": [{"$set": {"double": {"$multiply": ["$n", 2]}}}]},
+        ]
+    };
+    let view_batch = |ns: &str, docs: Vec<Document>| doc! {"cursor": {"firstBatch": docs, "id": 0i64, "ns": ns}};
+    check_all(vec![
+        ("find on a view", setup(), doc! {"find": "va"}, view_batch("test.va", vec![doc! {"_id": 1, "n": 1}, doc! {"_id": 3, "n": 3}])),
+        (
+            "find with filter, sort and projection on a view of a view",
+            setup(),
+            doc! {"find": "vva", "filter": {"n": {"$gt": 0}}, "sort": {"n": -1}, "projection": {"double": 1}},
+            view_batch("test.vva", vec![doc! {"_id": 3, "double": 6}, doc! {"_id": 1, "double": 2}]),
+        ),
+        ("count on a view", setup(), doc! {"count": "va", "query": {"n": 3}}, doc! {"n": 1}),
+        ("distinct on a view", setup(), doc! {"distinct": "vva", "key": "double"}, doc! {"values": [2, 6]}),
+        (
+            "aggregate on a view",
+            setup(),
+            doc! {"aggregate": "va", "pipeline": [{"$group": {"_id": null, "t": {"$sum": "$n"}}}], "cursor": {}},
+            view_batch("test.va", vec![doc! {"_id": null, "t": 4}]),
+        ),
+        (
+            "$lookup reads a view",
+            setup(),
+            doc! {"aggregate": "c", "pipeline": [{"$match": {"_id": 2}}, {"$lookup": {"from": "va", "pipeline": [], "as": "as"}}, {"$project": {"k": {"$size": "$as"}}}], "cursor": {}},
+            batch(vec![doc! {"_id": 2, "k": 2}]),
+        ),
+        (
+            "no writes to a view",
+            setup(),
+            doc! {"insert": "va", "documents": [{"_id": 9}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 166, "errmsg": "Namespace test.va is a view, not a collection"}]},
+        ),
+        (
+            "no index on a view",
+            setup(),
+            doc! {"createIndexes": "va", "indexes": [{"key": {"n": 1}, "name": "n_1"}]},
+            err(166, "CommandNotSupportedOnView", "Namespace test.va is a view, not a collection"),
+        ),
+        (
+            "listCollections shows views",
+            setup(),
+            doc! {"listCollections": 1, "filter": {"type": "view"}, "nameOnly": true},
+            doc! {"cursor": {"firstBatch": [{"name": "va", "type": "view"}, {"name": "vva", "type": "view"}], "id": 0i64, "ns": "test.$cmd.listCollections"}},
+        ),
+        (
+            "a view needs a valid pipeline",
+            vec![],
+            doc! {"create": "v", "viewOn": "c", "pipeline": [{"$nope": 1}]},
+            doc! {"ok": 0.0, "code": 40324},
+        ),
+    ]);
 }

@@ -81,8 +81,20 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
             ));
         }
     }
-    let pipeline = Pipeline::parse_with(stages, &let_scope(ctx))?;
-    let input = match target {
+    // A view's stages run first, over the collection it is defined on.
+    let (source, all_stages) = match target {
+        Target::Collection(c) => match db.resolve_view(&ctx.db, c)? {
+            Some(view) => {
+                let mut all = view.pipeline;
+                all.extend(stages.iter().cloned());
+                (Target::Collection(view.collection), all)
+            }
+            None => (Target::Collection(c.clone()), stages.to_vec()),
+        },
+        Target::Database => (Target::Database, stages.to_vec()),
+    };
+    let pipeline = Pipeline::parse_with(&all_stages, &let_scope(ctx))?;
+    let input = match &source {
         Target::Collection(c) => match db.collection(&ctx.db, c) {
             Some(coll) => {
                 ctx.env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
@@ -93,7 +105,7 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
         Target::Database => Vec::new(),
     };
     let output = {
-        let catalog = db.catalog(&ctx.db);
+        let catalog = db.catalog(&ctx.db, ctx.env.now);
         pipeline.run(input, &catalog, &ctx.env)?
     };
     match output.out {
@@ -116,6 +128,7 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
 /// its indexes and options.
 fn out(db: &mut Database, ctx: &mut Ctx, coll: &str, docs: Vec<Document>, bypass: bool) -> Result<()> {
     let dbname = ctx.db.clone();
+    db.check_not_view(&dbname, coll)?;
     let mut staged: Collection = match db.collection(&dbname, coll) {
         Some(c) => c.clone(),
         None => db.make_collection(&dbname, coll, Document::new())?,
@@ -183,6 +196,7 @@ fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>,
         Some(Bson::Document(l)) => l.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         _ => Vec::new(),
     };
+    db.check_not_view(&dbname, &coll)?;
     if db.collection(&dbname, &coll).is_none() {
         db.create_collection(&dbname, &coll, Document::new())?;
     }
@@ -241,7 +255,7 @@ fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>,
                             ctx.env.vars.insert(k.clone(), v.clone());
                         }
                         let r = {
-                            let catalog = db.catalog(&ctx.db);
+                            let catalog = db.catalog(&ctx.db, ctx.env.now);
                             p.run(vec![old.clone()], &catalog, &ctx.env)
                         };
                         ctx.env.vars = saved;

@@ -73,6 +73,7 @@ pub(super) fn create(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result
         options.insert("timeseries", normalize_timeseries(&ts)?);
     }
     check_validation_options(&options, "create")?;
+    super::super::view::check_view_options(&options)?;
     if let Some(v) = options.get("capped") {
         if !matches!(v, Bson::Boolean(_)) && value::Number::from_bson(v).is_none() {
             return Err(args::wrong_type("create.capped", v, "bool"));
@@ -201,6 +202,9 @@ pub(super) fn drop_database(db: &mut Database, ctx: &mut Ctx, _cmd: &Document) -
 /// The `listCollections` entry of a collection.
 pub(crate) fn collection_info(c: &Collection) -> Document {
     let uuid = Binary { subtype: BinarySubtype::Uuid, bytes: c.uuid.to_vec() };
+    if c.is_view() {
+        return doc! {"name": c.name.clone(), "type": "view", "options": c.options.clone(), "info": {"readOnly": true}};
+    }
     if c.is_timeseries() {
         return doc! {"name": c.name.clone(), "type": "timeseries", "options": c.options.clone(), "info": {"readOnly": false}};
     }

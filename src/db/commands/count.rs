@@ -1,6 +1,6 @@
 //! `count`: `{ count: "c", query, skip, limit }` -> `{ n }`.
 
-use bson::Document;
+use bson::{doc, Bson, Document};
 
 use crate::error::{Error, Result};
 
@@ -28,6 +28,16 @@ pub(crate) fn count(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> Res
     // A negative limit counts like its absolute value.
     let limit = f.i64("limit")?.unwrap_or(0).unsigned_abs();
     let filter = Filter::parse(query, &ctx.env)?;
+    if let Some(view) = db.resolve_view(&ctx.db, coll)? {
+        let mut stages = vec![Bson::Document(doc! {"$match": query.clone()})];
+        if skip > 0 {
+            stages.push(Bson::Document(doc! {"$skip": skip}));
+        }
+        if limit > 0 {
+            stages.push(Bson::Document(doc! {"$limit": limit as i64}));
+        }
+        return Ok(db.view_documents(&ctx.db, &view, &stages, &ctx.env)?.len() as u64);
+    }
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(0) };
     if query.is_empty() {
         let total = c.len() as u64;

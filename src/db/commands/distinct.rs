@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use bson::{Bson, Document};
+use bson::{doc, Bson, Document};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::value;
@@ -34,21 +34,29 @@ pub(crate) fn distinct(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> 
     let empty = Document::new();
     let query = f.doc("query")?.unwrap_or(&empty);
     let filter = Filter::parse(query, &ctx.env)?;
+    if let Some(view) = db.resolve_view(&ctx.db, coll)? {
+        let docs = db.view_documents(&ctx.db, &view, &[Bson::Document(doc! {"$match": query.clone()})], &ctx.env)?;
+        return Ok(distinct_values(docs.iter(), &key));
+    }
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Vec::new()) };
     let found = exec::matching(c, &filter, &ctx.env, None)?;
+    Ok(distinct_values(found.iter().filter_map(|(rid, _)| c.get(*rid).map(|r| &r.doc)), &key))
+}
+
+/// The distinct values of `key` in `docs`, in BSON order (the first of equal values kept).
+fn distinct_values<'a>(docs: impl Iterator<Item = &'a Document>, key: &str) -> Vec<Bson> {
     let mut set: BTreeMap<SortKey, Bson> = BTreeMap::new();
     let parts: Vec<&str> = key.split('.').collect();
-    for (rid, _) in found {
-        let Some(rec) = c.get(rid) else { continue };
+    for doc in docs {
         let mut vals = Vec::new();
-        if let Some(v) = rec.doc.get(parts[0]) {
+        if let Some(v) = doc.get(parts[0]) {
             collect(v, &parts[1..], &mut vals);
         }
         for v in vals {
             set.entry(SortKey(v.clone())).or_insert(v);
         }
     }
-    Ok(set.into_values().collect())
+    set.into_values().collect()
 }
 
 /// The values a dotted path reaches, with arrays traversed: an array at the end contributes its

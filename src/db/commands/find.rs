@@ -1,7 +1,7 @@
 //! `find`: `{ find: "c", filter, projection, sort, skip, limit, singleBatch, let, .. }` ->
 //! `{ cursor: { firstBatch, id: 0, ns } }`. Every result goes in the first batch.
 
-use bson::Document;
+use bson::{doc, Bson, Document};
 
 use crate::error::Result;
 
@@ -34,6 +34,28 @@ pub(crate) fn find_docs(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document
         Some(p) if !p.is_empty() => Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?),
         _ => None,
     };
+    if let Some(view) = db.resolve_view(&ctx.db, coll)? {
+        // The server runs a find on a view as an aggregation.
+        let mut stages: Vec<Bson> = Vec::new();
+        if !filter_doc.is_empty() {
+            stages.push(Bson::Document(doc! {"$match": filter_doc.clone()}));
+        }
+        if let Some(s) = f.doc("sort")?.filter(|s| !s.is_empty()) {
+            stages.push(Bson::Document(doc! {"$sort": s.clone()}));
+        }
+        if skip > 0 {
+            stages.push(Bson::Document(doc! {"$skip": skip as i64}));
+        }
+        if limit > 0 {
+            stages.push(Bson::Document(doc! {"$limit": limit as i64}));
+        }
+        if let Some(p) = f.doc("projection")?.filter(|p| !p.is_empty()) {
+            stages.push(Bson::Document(doc! {"$project": p.clone()}));
+        }
+        let out = db.view_documents(&ctx.db, &view, &stages, &ctx.env)?;
+        ctx.env.add_returned(out.len() as u64);
+        return Ok(out);
+    }
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Vec::new()) };
     let found = exec::select(c, &filter, sort.as_ref(), skip, limit, &ctx.env)?;
     let mut out = Vec::with_capacity(found.len());

@@ -22,6 +22,7 @@ pub(super) fn create_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -
         let Bson::Document(s) = s else { return Err(args::wrong_type(&format!("createIndexes.indexes.{i}"), s, "object")) };
         parsed.push(Index::from_spec(s)?);
     }
+    db.check_not_view(&ctx.db, &coll)?;
     let created_automatically = db.collection(&ctx.db, &coll).is_none();
     if created_automatically {
         db.create_collection(&ctx.db, &coll, Document::new())?;
@@ -85,6 +86,7 @@ pub(super) fn create_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -
 pub(super) fn list_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
     let coll = args::collection_name(cmd, &ctx.db)?;
     let ns = format!("{}.{coll}", ctx.db);
+    db.check_not_view(&ctx.db, &coll)?;
     let Some(c) = db.collection(&ctx.db, &coll) else {
         return Err(Error::new(ErrorKind::NamespaceNotFound, format!("ns does not exist: {ns}")));
     };
@@ -95,6 +97,7 @@ pub(super) fn list_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> 
 pub(super) fn drop_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
     let coll = args::collection_name(cmd, &ctx.db)?;
     let ns = format!("{}.{coll}", ctx.db);
+    db.check_not_view(&ctx.db, &coll)?;
     let Some(c) = db.collection_mut(&ctx.db, &coll) else {
         return Err(Error::new(ErrorKind::NamespaceNotFound, format!("ns not found {ns}")));
     };

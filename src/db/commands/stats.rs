@@ -42,6 +42,7 @@ pub(super) fn coll_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Re
     let f = Fields::new(cmd, "collStats");
     let scale = scale_of(&f)?;
     let ns = format!("{}.{coll}", ctx.db);
+    db.check_not_view(&ctx.db, &coll)?;
     let Some(c) = db.collection(&ctx.db, &coll) else {
         return Err(Error::new(ErrorKind::NamespaceNotFound, format!("Collection [{ns}] not found.")));
     };
@@ -75,7 +76,7 @@ pub(super) fn db_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Resu
     let scale = scale_of(&f)?;
     let (mut collections, mut objects, mut data, mut indexes, mut index_size) = (0i64, 0i64, 0i64, 0i64, 0i64);
     if let Some(d) = db.db(&ctx.db) {
-        for c in d.collections.values() {
+        for c in d.collections.values().filter(|c| !c.is_view()) {
             collections += 1;
             objects += c.len() as i64;
             data += c.data_size() as i64;

@@ -151,6 +151,7 @@ pub(crate) fn update_statement(
     opts: &StatementOpts,
     env: &Env,
 ) -> Result<UpdateResult> {
+    db.check_not_view(dbname, coll)?;
     let filter = Filter::parse(q, env)?;
     let sort = Sort::parse(opts.sort)?;
     let targets: Vec<(u64, MatchDetails)> = match db.collection(dbname, coll) {
@@ -240,6 +241,7 @@ pub(crate) fn delete_statement(
     sort: Option<&Document>,
     env: &Env,
 ) -> Result<Vec<Document>> {
+    db.check_not_view(dbname, coll)?;
     let filter = Filter::parse(q, env)?;
     let sort = Sort::parse(sort)?;
     let targets = match db.collection(dbname, coll) {
@@ -276,6 +278,7 @@ pub(crate) fn insert_prepared(db: &mut Database, dbname: &str, coll: &str, doc: 
     let size = value::bson_size(&doc);
     let id = exec::id_of(&doc);
     let paths: Vec<String> = doc.keys().cloned().collect();
+    db.check_not_view(dbname, coll)?;
     let c = db.collection_or_create(dbname, coll)?;
     if !bypass_validation {
         c.check_validator(&doc, None, env)?;
