@@ -947,6 +947,7 @@ fn lesson_gap_collstats_stage_reports_storage_and_time_series_stats() {
     let first = r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0].as_document().unwrap().clone();
     let ts = first.get_document("storageStats").unwrap().get_document("timeseries").unwrap();
     contains(ts, &doc! {"bucketCount": 4}).unwrap();
+}
 
 #[test]
 fn views() {
