@@ -225,7 +225,7 @@ pub(crate) fn eval_n(n: &Expr, id: &Bson, env: &Env) -> Result<usize> {
     let mut root = Document::new();
     root.insert("_id", id.clone());
     let v = n.evaluate(&root, env)?;
-    let shown = v.as_ref().map(super::util::show).unwrap_or_else(|| "missing".into());
+    let shown = super::util::show_value(v.as_ref());
     let num = v.as_ref().and_then(crate::value::Number::from_bson);
     let Some(num) = num else {
         return Err(err(5787902, format!("Value for 'n' must be of integral type, but found {shown}")));

@@ -12,91 +12,17 @@ use crate::value::types::type_name;
 /// A value as the server prints it inside messages (`BSONElement::toString` without the name):
 /// `"str"`, `{ a: 1 }`, `[ 1, 2 ]`.
 pub(crate) fn show(v: &Bson) -> String {
-    let mut s = String::new();
-    write_value(v, &mut s);
-    s
+    crate::expr::display(v)
 }
 
 /// A document as the server prints it (`{ a: 1, b: "x" }`, `{}` when empty).
 pub(crate) fn show_doc(d: &Document) -> String {
-    let mut s = String::new();
-    write_doc(d, &mut s);
-    s
+    crate::expr::display_doc(d)
 }
 
 /// An element as the server prints it in "Expected a number in: $limit: "x"".
 pub(crate) fn show_elem(name: &str, v: &Bson) -> String {
     format!("{name}: {}", show(v))
-}
-
-fn write_doc(d: &Document, s: &mut String) {
-    if d.is_empty() {
-        s.push_str("{}");
-        return;
-    }
-    s.push_str("{ ");
-    for (i, (k, v)) in d.iter().enumerate() {
-        if i > 0 {
-            s.push_str(", ");
-        }
-        s.push_str(k);
-        s.push_str(": ");
-        write_value(v, s);
-    }
-    s.push_str(" }");
-}
-
-fn write_value(v: &Bson, s: &mut String) {
-    match v {
-        Bson::Double(f) => s.push_str(&show_double(*f)),
-        Bson::String(x) => {
-            s.push('"');
-            s.push_str(x);
-            s.push('"');
-        }
-        Bson::Document(d) => write_doc(d, s),
-        Bson::Array(a) => {
-            if a.is_empty() {
-                s.push_str("[]");
-                return;
-            }
-            s.push_str("[ ");
-            for (i, e) in a.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                write_value(e, s);
-            }
-            s.push_str(" ]");
-        }
-        Bson::Int32(i) => s.push_str(&i.to_string()),
-        Bson::Int64(i) => s.push_str(&i.to_string()),
-        Bson::Decimal128(d) => s.push_str(&format!("NumberDecimal(\"{d}\")")),
-        Bson::Boolean(b) => s.push_str(if *b { "true" } else { "false" }),
-        Bson::Null => s.push_str("null"),
-        Bson::Undefined => s.push_str("undefined"),
-        Bson::ObjectId(o) => s.push_str(&format!("ObjectId('{o}')")),
-        Bson::DateTime(d) => s.push_str(&format!("new Date({})", d.timestamp_millis())),
-        Bson::Timestamp(t) => s.push_str(&format!("Timestamp({}, {})", t.time, t.increment)),
-        Bson::RegularExpression(r) => s.push_str(&format!("/{}/{}", r.pattern, r.options)),
-        Bson::MinKey => s.push_str("MinKey"),
-        Bson::MaxKey => s.push_str("MaxKey"),
-        Bson::Symbol(x) | Bson::JavaScriptCode(x) => s.push_str(x),
-        other => s.push_str(&other.to_string()),
-    }
-}
-
-/// A double as the server's stream output prints it (`1.5`, `3`, `inf`, `nan`).
-pub(crate) fn show_double(f: f64) -> String {
-    if f.is_nan() {
-        "nan".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { "inf".into() } else { "-inf".into() }
-    } else if f == f.trunc() && f.abs() < 1e15 {
-        format!("{}", f as i64)
-    } else {
-        format!("{f}")
-    }
 }
 
 /// The server's type name of a value (`"string"`, `"object"`, ...).
@@ -271,39 +197,8 @@ pub(crate) fn with_context(mut e: Error, context: &str) -> Error {
 
 /// A value as the server's `Value::toString` prints it (`{a: 1, b: "x"}`, `[1, 2]`, `MISSING`).
 pub(crate) fn show_value(v: Option<&Bson>) -> String {
-    fn write(v: &Bson, s: &mut String) {
-        match v {
-            Bson::Document(d) => {
-                s.push('{');
-                for (i, (k, x)) in d.iter().enumerate() {
-                    if i > 0 {
-                        s.push_str(", ");
-                    }
-                    s.push_str(k);
-                    s.push_str(": ");
-                    write(x, s);
-                }
-                s.push('}');
-            }
-            Bson::Array(a) => {
-                s.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        s.push_str(", ");
-                    }
-                    write(x, s);
-                }
-                s.push(']');
-            }
-            other => s.push_str(&show(other)),
-        }
-    }
     match v {
         None => "MISSING".into(),
-        Some(v) => {
-            let mut s = String::new();
-            write(v, &mut s);
-            s
-        }
+        Some(v) => crate::expr::display_value(v),
     }
 }

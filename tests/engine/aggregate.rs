@@ -1555,13 +1555,13 @@ fn facet() {
             input.clone(),
             ok(bson!([{ "a": 2 }, { "a": 3 }])),
         ),
-        ("empty spec", bson!([{ "$facet": {} }]), input.clone(), fail(40169, "the $facet specification must be a non-empty object, but found: {}")),
+        ("empty spec", bson!([{ "$facet": {} }]), input.clone(), fail(40169, "the $facet specification must be a non-empty object, but found: $facet: {}")),
         ("not an array", bson!([{ "$facet": { "a": 1 } }]), input.clone(), fail(40170, "arguments to $facet must be arrays, a is type int")),
         (
             "element not an object",
             bson!([{ "$facet": { "a": [1] } }]),
             input.clone(),
-            fail(40171, "elements of arrays in $facet spec must be non-empty objects, a argument contained an element of type int: 1"),
+            fail(40171, "elements of arrays in $facet spec must be non-empty objects, a argument contained an element of type int: 0: 1"),
         ),
         ("empty sub-pipeline", bson!([{ "$facet": { "a": [] } }]), input.clone(), fail(2, "sub-pipeline in $facet stage cannot be empty")),
         (

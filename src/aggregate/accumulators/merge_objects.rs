@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bson::{Bson, Document};
 
 use crate::aggregate::accumulator::{Accumulator, Fold, Unary};
-use crate::aggregate::util::{err, show, tname};
+use crate::aggregate::util::{err, show_value, tname};
 use crate::error::Result;
 use crate::expr::VarScope;
 
@@ -29,7 +29,7 @@ impl Fold for MergeFold {
             }
             Some(other) => Err(err(
                 40400,
-                format!("$mergeObjects requires object inputs, but input {} is of type {}", show(other), tname(other)),
+                format!("$mergeObjects requires object inputs, but input {} is of type {}", show_value(Some(other)), tname(other)),
             )),
         }
     }

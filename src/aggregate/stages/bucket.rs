@@ -10,7 +10,7 @@ use bson::{Bson, Document};
 use super::group::Groups;
 use crate::aggregate::accumulator::{parse_statement, Statement};
 use crate::aggregate::stage::blocking;
-use crate::aggregate::util::{err, show, tname};
+use crate::aggregate::util::{err, show, show_value, tname};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
 use crate::expr::{Expr, VarScope};
@@ -127,8 +127,8 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                                 "The 'boundaries' option to $bucket must be sorted, but elements {} and {} are not in ascending order ({} is not less than {}).",
                                 i - 1,
                                 i,
-                                show(lo),
-                                show(hi)
+                                show_value(Some(lo)),
+                                show_value(Some(hi))
                             ),
                         ));
                     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use bson::{Bson, Document};
 
 use crate::aggregate::stage::{blocking, parse_sub_pipeline};
-use crate::aggregate::util::{check_field_name, err, show, show_doc, tname};
+use crate::aggregate::util::{check_field_name, err, show_elem, tname};
 use crate::aggregate::{DocStream, ParseCtx, Pipeline, RunCtx, Stage, Within};
 use crate::error::{Error, Result};
 
@@ -18,7 +18,7 @@ pub(crate) struct Facet {
 pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
     let d = match spec {
         Bson::Document(d) if !d.is_empty() => d,
-        other => return Err(err(40169, format!("the $facet specification must be a non-empty object, but found: {}", show(other)))),
+        other => return Err(err(40169, format!("the $facet specification must be a non-empty object, but found: {}", show_elem("$facet", other)))),
     };
     let mut facets = Vec::with_capacity(d.len());
     for (name, v) in d {
@@ -26,7 +26,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
         let Bson::Array(stages) = v else {
             return Err(err(40170, format!("arguments to $facet must be arrays, {name} is type {}", tname(v))));
         };
-        for s in stages {
+        for (i, s) in stages.iter().enumerate() {
             match s {
                 Bson::Document(sd) if !sd.is_empty() => {}
                 other => {
@@ -35,10 +35,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                         format!(
                             "elements of arrays in $facet spec must be non-empty objects, {name} argument contained an element of type {}: {}",
                             tname(other),
-                            match other {
-                                Bson::Document(x) => show_doc(x),
-                                x => show(x),
-                            }
+                            show_elem(&i.to_string(), other)
                         ),
                     ))
                 }

@@ -50,11 +50,14 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                 let Some(n) = Number::from_bson(v) else {
                     return Err(err(40100, format!("maxDepth must be numeric, found type: {}", tname(v))));
                 };
-                let Some(i) = n.to_exact_i64() else {
-                    return Err(err(40102, format!("maxDepth could not be represented as a long long: {}", show(v))));
-                };
+                // As the server: truncate (`safeNumberLong`), check the sign, then exactness.
+                let f = n.to_f64();
+                let i = n.to_exact_i64().unwrap_or(if f.is_nan() { 0 } else { f as i64 });
                 if i < 0 {
                     return Err(err(40101, format!("maxDepth requires a nonnegative argument, found: {i}")));
+                }
+                if n.to_exact_i64().is_none() {
+                    return Err(err(40102, format!("maxDepth could not be represented as a long long: {}", crate::expr::display_g(f))));
                 }
                 max_depth = Some(i);
             }
