@@ -204,6 +204,5 @@ export function shellBson(warn) {
     HexData: (subtype, hex) => new BSON.Binary(hexToBytes(hex), subtype),
     MD5: (hex) => new BSON.Binary(hexToBytes(hex), BSON.Binary.SUBTYPE_MD5),
     EJSON: BSON.EJSON,
-    bsonsize,
   };
 }
