@@ -1,0 +1,127 @@
+// The browser side: www/worker.js with build/runtime.js and build/engine in headless Chromium
+// (playwright-core and Debian's /usr/bin/chromium), speaking the protocol written at the top of
+// worker.js. The output pane must show exactly what `make script` prints for the same script.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run } from './helpers.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+const FILES = {
+  '/index.html': { type: 'text/html', body: '<!doctype html><title>worker test</title>' },
+  '/worker.js': { type: 'text/javascript', file: path.join(root, 'www', 'worker.js') },
+  '/runtime.js': { type: 'text/javascript', file: path.join(root, 'build', 'runtime.js') },
+  '/engine/engine.js': { type: 'text/javascript', file: path.join(root, 'build', 'engine', 'engine.js') },
+  '/engine/engine_bg.wasm': { type: 'application/wasm', file: path.join(root, 'build', 'engine', 'engine_bg.wasm') },
+};
+
+let server;
+let browser;
+let page;
+
+before(async () => {
+  server = http.createServer((req, res) => {
+    const f = FILES[new URL(req.url, 'http://x').pathname];
+    if (!f) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': f.type });
+    res.end(f.file ? fs.readFileSync(f.file) : f.body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
+  const first = await page.evaluate(() => new Promise((resolve) => {
+    const w = new Worker('worker.js');
+    const pending = new Map();
+    let next = 1;
+    window.call = (msg) => new Promise((res) => {
+      const id = next++;
+      pending.set(id, res);
+      w.postMessage({ id, ...msg });
+    });
+    w.onmessage = (e) => {
+      if (e.data.id === undefined) resolve(e.data);
+      else {
+        pending.get(e.data.id)(e.data);
+        pending.delete(e.data.id);
+      }
+    };
+  }));
+  assert.deepEqual(first, { kind: 'ready' });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const call = (msg) => page.evaluate((m) => window.call(m), msg);
+
+test('worker: a run answers with output, error, cost and writes', async () => {
+  const r = await call({ kind: 'run', code: "print('hi');\ndb.w.insertOne({ _id: 1, a: 1 });\nprint(db.w.findOne());\n", filename: 'one.js' });
+  assert.equal(r.kind, 'run');
+  assert.deepEqual(r.output, [{ stream: 'out', text: 'hi' }, { stream: 'out', text: '{ _id: 1, a: 1 }' }]);
+  assert.equal(r.error, null);
+  assert.deepEqual(Object.keys(r.cost), ['docsExamined', 'keysExamined', 'docsReturned', 'bytesRead', 'bytesWritten']);
+  assert.equal(r.writes.length, 1);
+  assert.equal(r.writes[0].collection, 'w');
+  assert.deepEqual(JSON.parse(r.writes[0].command), { insert: 'w', documents: [{ _id: { $numberInt: '1' }, a: { $numberInt: '1' } }], ordered: true });
+});
+
+test('worker: errors point at the user\'s script', async () => {
+  const r = await call({ kind: 'run', code: "print(1);\ndb.w.insertOne({ _id: 1 });\n", filename: 'two.js' });
+  assert.deepEqual(r.output, [{ stream: 'out', text: '1' }]);
+  assert.equal(r.error.name, 'MongoServerError');
+  assert.equal(r.error.code, 11000);
+  assert.equal(r.error.line, 2);
+  assert.equal(r.error.column, 6);
+});
+
+test('worker: commands in canonical EJSON, snapshot, restore and reset', async () => {
+  let r = await call({ kind: 'command', command: '{"count":"w"}' });
+  assert.deepEqual(JSON.parse(r.reply), { n: { $numberInt: '1' }, ok: { $numberDouble: '1.0' } });
+  const saved = await page.evaluate(() => window.call({ kind: 'snapshot' }).then((s) => {
+    window.snapshotBytes = s.bytes;
+    return [s.bytes instanceof Uint8Array, s.bytes.length];
+  }));
+  assert.equal(saved[0], true);
+  assert.ok(saved[1] > 0);
+  r = await call({ kind: 'reset' });
+  assert.deepEqual(r, { id: r.id, kind: 'reset' });
+  r = await call({ kind: 'command', command: '{"count":"w"}' });
+  assert.equal(JSON.parse(r.reply).n.$numberInt, '0');
+  r = await page.evaluate(() => window.call({ kind: 'restore', bytes: window.snapshotBytes }));
+  assert.equal(r.kind, 'restore');
+  assert.equal(r.error, undefined);
+  r = await call({ kind: 'command', command: '{"count":"w"}' });
+  assert.equal(JSON.parse(r.reply).n.$numberInt, '1');
+});
+
+const SAME = [
+  "print({ _id: ObjectId('5fa5694f88211043b23c7f11'), at: ISODate('2024-01-02T03:04:05.678Z'), n: NumberLong(5), d: NumberDecimal('1.5') })",
+  "db.same.insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, name: 'user ' + i, tags: ['a', 'b'], at: new Date(i * 1000) })));\nprint(db.same.find({ _id: { $lt: 25 } }).toArray());\nprint(db.same.find());",
+  "print(db.same.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray(), db.same.countDocuments({ _id: { $gte: 10 } }));\nconsole.log(db.same.updateMany({}, { $set: { x: 1 } }));",
+  "printjson({ a: [1, { b: 2 }] }); print(UUID('01234567-89ab-cdef-0123-456789abcdef'), Timestamp({ t: 1, i: 2 }), MinKey());",
+];
+
+test('worker: the output pane shows exactly what `make script` prints', async () => {
+  await call({ kind: 'reset' });
+  const pane = [];
+  for (const [i, code] of SAME.entries()) {
+    const r = await call({ kind: 'run', code, filename: `same${i}.js` });
+    assert.equal(r.error, null, r.error?.message);
+    pane.push(...r.output.map((o) => o.text));
+  }
+  const node = await run(SAME.map((code, i) => ({ name: `same${i}.js`, code })));
+  assert.equal(node.error, null);
+  assert.equal(pane.join('\n'), node.text);
+});
