@@ -7,6 +7,7 @@
 //! const engine = new wasm_bindgen.Engine();
 //! const reply = BSON.deserialize(engine.command(BSON.serialize({ insert: "c", documents: [{ a: 1 }] })));
 //! engine.lastCost();   // { docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten }
+//! engine.lastWriteReport();   // [{ collection, id, beforeSize, afterSize, changedPaths, op }]
 //! ```
 //!
 //! Bytes that are not a BSON document get the server's `InvalidBSON` reply, never a panic.
@@ -67,9 +68,21 @@ impl Engine {
     /// `{ docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten }`.
     #[wasm_bindgen(js_name = lastCost)]
     pub fn last_cost(&self) -> JsValue {
-        let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-        serde::Serialize::serialize(&self.db.last_cost(), &serializer).unwrap_or(JsValue::NULL)
+        to_js(&self.db.last_cost())
     }
+
+    /// What the last command wrote, one entry per document:
+    /// `[{ collection, id, beforeSize, afterSize, changedPaths, op }]` (see `db::WriteReport`;
+    /// `id` in relaxed extended JSON, e.g. `{ $oid: "…" }`).
+    #[wasm_bindgen(js_name = lastWriteReport)]
+    pub fn last_write_report(&self) -> JsValue {
+        to_js(self.db.last_write_report())
+    }
+}
+
+fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    value.serialize(&serializer).unwrap_or(JsValue::NULL)
 }
 
 /// Parses a lesson file (`lessons/<id>/lesson.md`) with the site's one parser (`crate::lesson`):
