@@ -236,14 +236,30 @@ export class Cursor extends BaseCursor {
     return this;
   }
 
-  /** Deprecated in mongosh: the `count` command over the cursor's filter. */
-  count(applySkipLimit = false) {
-    this._shell.deprecation('Cursor.count() is deprecated. Use countDocuments or estimatedDocumentCount.');
-    return this._count(applySkipLimit);
+  /** The `count` command over the cursor's filter, skip and limit (the driver's cursor.count(),
+   * which mongosh's count() and size() both call). */
+  count() {
+    return this._count(true);
   }
 
   size() {
     return this._count(true);
+  }
+
+  toJSON() {
+    throw new MongoshInvalidInputError('Cannot serialize a cursor to JSON. Did you mean to call .toArray() first?', CommonErrors.InvalidArgument);
+  }
+
+  allowPartialResults() {
+    return this;
+  }
+
+  readConcern() {
+    return this;
+  }
+
+  tailable() {
+    return this;
   }
 
   _count(applySkipLimit) {
