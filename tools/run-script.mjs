@@ -59,11 +59,12 @@ function locateSyntaxError(source, filename) {
 }
 
 /** Runs one file in the context; resolves to its report. `timeout` bounds its synchronous run. */
-export async function runFile(context, code, filename, timeout) {
+export async function runFile(context, code, filename, timeout, { writes = false } = {}) {
   context.__code = code;
   context.__file = filename;
+  context.__opts = { writes };
   try {
-    const pending = vm.runInContext('__session.run(__code, __file)', context, timeout ? { timeout } : {});
+    const pending = vm.runInContext('__session.run(__code, __file, __opts)', context, timeout ? { timeout } : {});
     return await pending;
   } catch (e) {
     // only the vm's own time limit lands here (run() never rejects)
@@ -77,6 +78,7 @@ export async function runFile(context, code, filename, timeout) {
   } finally {
     delete context.__code;
     delete context.__file;
+    delete context.__opts;
   }
 }
 
@@ -107,7 +109,7 @@ async function main(argv) {
   for (const file of files) {
     const code = fs.readFileSync(file, 'utf8');
     const name = path.basename(file);
-    const report = await runFile(context, code, name, timeout);
+    const report = await runFile(context, code, name, timeout, { writes: json });
     if (json) process.stdout.write(`${JSON.stringify({ file: name, ...report })}\n`);
     if (report.error) {
       if (!json) process.stderr.write(`${formatUncaught(report.error, name)}\n`);

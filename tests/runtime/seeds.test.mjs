@@ -3,8 +3,8 @@
 // print every deterministic figure the seed shows from mongo 8.3.11. Timings are not asserted.
 //
 // How a script is cut out of the seed: it starts on the line after `mongosh/<name>.js`; its block
-// runs to the first blank line; the code is the block up to its last line ending in ";" and the
-// rest of the block is what the seed printed.
+// runs to the first blank line; the code is the block up to its last line ending in ";". What the
+// seed printed follows (after blank lines when the block ends with the code) up to a blank line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -25,7 +25,12 @@ export function extractSeedScripts(text) {
     block.forEach((l, k) => {
       if (l.trimEnd().endsWith(';')) last = k;
     });
-    scripts.set(m[1], { code: block.slice(0, last + 1).join('\n') + '\n', printed: block.slice(last + 1) });
+    // what the seed printed: right after the code, or after blank lines when the block ends there
+    let p = i + 1 + last + 1;
+    while (p < lines.length && lines[p].trim() === '') p++;
+    const printed = [];
+    for (; p < lines.length && lines[p].trim() !== ''; p++) printed.push(lines[p]);
+    scripts.set(m[1], { code: block.slice(0, last + 1).join('\n') + '\n', printed });
   });
   return scripts;
 }

@@ -2,7 +2,7 @@
 // insert/update/delete commands — consecutive ones of a kind when ordered, all of a kind when
 // unordered (inserts, then updates, then deletes) — split at 100 000 statements or 16 MiB,
 // results merged, and MongoBulkWriteError thrown when a statement failed.
-import { BSON, bsonsize } from './bson.js';
+import { BSON, toBytes } from './bson.js';
 import { MongoBulkWriteError, MongoInvalidArgumentError, WriteError } from './errors.js';
 import { DriverBulkWriteResult } from './results.js';
 
@@ -68,7 +68,7 @@ function batches(ops, ordered) {
   const open = {};
   let current = null;
   ops.forEach((op, index) => {
-    const size = bsonsize(op.stmt);
+    const size = op.bytes.length;
     let batch = ordered ? current : open[op.type];
     if (batch && (batch.type !== op.type || batch.ops.length + 1 > MAX_WRITE_BATCH || (batch.ops.length > 0 && batch.bytes + size > MAX_BATCH_BYTES))) {
       out.push(batch);
@@ -90,6 +90,50 @@ function batches(ops, ordered) {
 }
 
 const KEYS = { insert: 'documents', update: 'updates', delete: 'deletes' };
+const utf8 = new TextEncoder();
+
+function int32(n) {
+  return [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, (n >>> 24) & 0xff];
+}
+
+/** A BSON document from element byte arrays. */
+function documentBytes(parts) {
+  const size = 4 + parts.reduce((n, p) => n + p.length, 0) + 1;
+  const out = new Uint8Array(size);
+  out.set(int32(size), 0);
+  let at = 4;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  out[at] = 0;
+  return out;
+}
+
+function element(type, key, value) {
+  const k = utf8.encode(key);
+  const out = new Uint8Array(1 + k.length + 1 + value.length);
+  out[0] = type;
+  out.set(k, 1);
+  out[1 + k.length] = 0;
+  out.set(value, 2 + k.length);
+  return out;
+}
+
+/** `{ <type>: coll, <statements>: [...], ordered, ...extra }` as BSON, from statements already
+ * serialized once (so their sizes are known and nothing is encoded twice). */
+function commandBytes(type, collName, statements, ordered, extra) {
+  const name = utf8.encode(collName);
+  const str = new Uint8Array(4 + name.length + 1);
+  str.set(int32(name.length + 1), 0);
+  str.set(name, 4);
+  const parts = [element(0x02, type, str), element(0x04, KEYS[type], documentBytes(statements.map((b, i) => element(0x03, String(i), b)))), element(0x08, 'ordered', Uint8Array.of(ordered ? 1 : 0))];
+  if (Object.keys(extra).length > 0) {
+    const e = toBytes(extra);
+    parts.push(e.subarray(4, e.length - 1));
+  }
+  return documentBytes(parts);
+}
 
 /** Runs the operations; returns the driver's BulkWriteResult or throws MongoBulkWriteError. */
 export function executeBulk(client, collName, ops, options = {}) {
@@ -98,11 +142,13 @@ export function executeBulk(client, collName, ops, options = {}) {
   ops.forEach((op, index) => {
     if (op.type === 'insert') bulk.insertedIds.push({ index, _id: op.id });
   });
+  for (const op of ops) op.bytes = toBytes(op.stmt);
+  const extra = {};
+  if (options.bypassDocumentValidation !== undefined) extra.bypassDocumentValidation = options.bypassDocumentValidation;
   for (const batch of batches(ops, ordered)) {
-    const cmd = { [batch.type]: collName, [KEYS[batch.type]]: batch.ops.map((o) => o.stmt), ordered };
-    if (options.bypassDocumentValidation !== undefined) cmd.bypassDocumentValidation = options.bypassDocumentValidation;
-    if (options.let !== undefined && batch.type !== 'insert') cmd.let = options.let;
-    const reply = client.command(cmd);
+    const batchExtra = batch.type !== 'insert' && options.let !== undefined ? { ...extra, let: options.let } : extra;
+    const bytes = commandBytes(batch.type, collName, batch.ops.map((o) => o.bytes), ordered, batchExtra);
+    const reply = client.commandBytes({ [batch.type]: collName }, bytes);
     const n = Number(reply.n ?? 0);
     const upserted = Array.isArray(reply.upserted) ? reply.upserted : [];
     if (batch.type === 'insert') bulk.nInserted += n;

@@ -25,19 +25,24 @@ export class Client {
 
   /** Sends one command and returns the reply document, whatever its `ok`. */
   raw(cmd) {
-    const reply = fromBytes(this.engine.command(toBytes(cmd)));
+    return this.send(cmd, toBytes(cmd));
+  }
+
+  send(cmd, bytes) {
+    const reply = fromBytes(this.engine.command(bytes));
     this.addCost(this.engine.lastCost());
+    if (reply && Number(reply.ok) !== 0) this.logWrite(cmd, bytes, reply);
     return reply;
   }
 
   /** Sends one command; throws MongoServerError for `ok: 0`; logs successful writes. */
   command(cmd) {
-    const reply = this.raw(cmd);
-    if (!reply || reply.ok === 0 || reply.ok === false || (reply.ok !== undefined && Number(reply.ok) === 0)) {
-      throw new MongoServerError(reply ?? { errmsg: 'no reply' });
-    }
-    this.logWrite(cmd, reply);
-    return reply;
+    return check(this.raw(cmd));
+  }
+
+  /** The same, for a command already serialized (bulk writes build their bytes themselves). */
+  commandBytes(cmd, bytes) {
+    return check(this.send(cmd, bytes));
   }
 
   addCost(cost) {
@@ -46,21 +51,37 @@ export class Client {
     for (const k of Object.keys(c)) c[k] += Number(cost[k] ?? 0);
   }
 
-  logWrite(cmd, reply) {
+  /** Keeps the command's bytes (cheap, and immune to later changes of the script's objects);
+   * writesEJSON() turns them into the log only when a run report asks for it. */
+  logWrite(cmd, bytes, reply) {
     const name = Object.keys(cmd)[0];
     if (!WRITE_COMMANDS.has(name)) return;
-    let logged = cmd;
-    const key = STATEMENTS[name];
-    const errors = Array.isArray(reply.writeErrors) ? reply.writeErrors : [];
-    if (key && errors.length > 0) {
-      const failed = new Set(errors.map((e) => e.index));
-      const ordered = cmd.ordered !== false;
-      const first = Math.min(...failed);
-      const kept = cmd[key].filter((_, i) => (ordered ? i < first : !failed.has(i)));
-      if (kept.length === 0) return;
-      logged = { ...cmd, [key]: kept };
-    }
-    const collection = typeof cmd[name] === 'string' ? cmd[name] : null;
-    this.writes.push({ collection, command: BSON.EJSON.stringify(logged, { relaxed: false }) });
+    const errors = Array.isArray(reply.writeErrors) ? reply.writeErrors.map((e) => e.index) : [];
+    this.writes.push({ name, collection: typeof cmd[name] === 'string' ? cmd[name] : null, bytes, errors });
   }
+
+  /** The successful write commands of the run: [{ collection, command: canonical EJSON }]. */
+  writesEJSON() {
+    const out = [];
+    for (const { name, collection, bytes, errors } of this.writes) {
+      let cmd = BSON.deserialize(bytes, { promoteLongs: false, promoteValues: false, promoteBuffers: false });
+      const key = STATEMENTS[name];
+      if (key && errors.length > 0) {
+        // keep the statements that were applied: before the first error when ordered
+        const failed = new Set(errors);
+        const ordered = cmd.ordered !== false;
+        const first = Math.min(...errors);
+        const kept = cmd[key].filter((_, i) => (ordered ? i < first : !failed.has(i)));
+        if (kept.length === 0) continue;
+        cmd = { ...cmd, [key]: kept };
+      }
+      out.push({ collection, command: BSON.EJSON.stringify(cmd, { relaxed: false }) });
+    }
+    return out;
+  }
+}
+
+function check(reply) {
+  if (!reply || Number(reply.ok) === 0) throw new MongoServerError(reply ?? { errmsg: 'no reply' });
+  return reply;
 }

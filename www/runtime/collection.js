@@ -395,9 +395,11 @@ export class Collection {
       collStats = new AggregationCursor(this._shell, this._name, [{ $collStats: { storageStats: { scale: 1 } } }]).toArray();
     } catch (e) {
       if (e?.codeName === 'FailedToParse' || e?.code === 13388 || e?.code === 40324 || e?.codeName === 'StaleConfig') {
-        return addCustomInspect(this._client.command({ collStats: this._name, scale }));
+        // no $collStats stage: the collStats command's reply is the same storageStats document
+        collStats = [{ storageStats: this._client.command({ collStats: this._name, scale: 1 }) }];
+      } else {
+        throw e;
       }
-      throw e;
     }
     if (!collStats || collStats[0] === undefined) {
       throw new MongoshRuntimeError(`Error running $collStats aggregation stage on ${this.getFullName()}`, CommonErrors.CommandFailed);

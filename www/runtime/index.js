@@ -151,8 +151,9 @@ class Session {
     Object.defineProperty(g.Object, 'bsonsize', { value: bsonsize, writable: true, configurable: true, enumerable: false });
   }
 
-  /** Runs one script; resolves to the run's report (never rejects). */
-  async run(code, filename = 'script.js') {
+  /** Runs one script; resolves to the run's report (never rejects). `writes: false` leaves out
+   * the write log (converting it to EJSON costs time the Node runner need not spend). */
+  async run(code, filename = 'script.js', { writes = true } = {}) {
     this.output = [];
     this.client.resetRun();
     const source = `${WRAP_PREFIX}${code}\n})\n//# sourceURL=${filename}`;
@@ -179,7 +180,7 @@ class Session {
         error = this.describeError(e, filename);
       }
     }
-    return { output: this.output, error, cost: this.client.cost, writes: this.client.writes };
+    return { output: this.output, error, cost: this.client.cost, writes: writes ? this.client.writesEJSON() : [] };
   }
 
   /** { name, message, code?, codeName?, line?, column?, stack? } of a thrown value, as mongosh names it. */
