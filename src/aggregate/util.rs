@@ -33,30 +33,15 @@ pub(crate) fn tname(v: &Bson) -> &'static str {
 /// Checks a field path the way the server's `FieldPath` does (stage options that name fields:
 /// `as`, `includeArrayIndex`, `depthField`, ...).
 pub(crate) fn check_field_path(path: &str) -> Result<()> {
-    if path.is_empty() {
-        return Err(Error::code(40352, "FieldPath cannot be constructed with empty string"));
-    }
-    for part in path.split('.') {
-        check_field_name(part)?;
-    }
-    Ok(())
+    crate::query::field_path::validate(path)
 }
 
-/// Checks one component of a field path.
+/// Checks one field name (`FieldPath::uassertValidFieldName`: `$facet` output names).
 pub(crate) fn check_field_name(part: &str) -> Result<()> {
-    if part.is_empty() {
-        return Err(Error::code(15998, "FieldPath field names may not be empty strings."));
+    if part.contains('.') {
+        return Err(Error::code(16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField."));
     }
-    if part.starts_with('$') && !matches!(part, "$id" | "$ref" | "$db") {
-        return Err(Error::code(
-            16410,
-            "FieldPath field names may not start with '$'. Consider using $getField or $setField.",
-        ));
-    }
-    if part.contains('\0') {
-        return Err(Error::code(16411, "FieldPath field names may not contain '\0'."));
-    }
-    Ok(())
+    check_field_path(part).map_err(|e| if e.code_num() == 40352 { Error::code(15998, "FieldPath field names may not be empty strings.") } else { e })
 }
 
 /// Sets `value` at a dotted path as the server's `MutableDocument::setNestedField`: an existing
@@ -143,40 +128,7 @@ pub(crate) fn check_user_var_name(name: &str) -> Result<()> {
 /// An integer stage argument as the server's `parseIntegerElementToLong` reads it (`$limit`,
 /// `$skip`): the reason text on failure.
 pub(crate) fn integer_arg(name: &str, v: &Bson) -> std::result::Result<i64, String> {
-    let elem = show_elem(name, v);
-    match v {
-        Bson::Int32(i) => Ok(*i as i64),
-        Bson::Int64(i) => Ok(*i),
-        Bson::Double(f) => {
-            if f.is_nan() {
-                Err(format!("Expected an integer, but found NaN in: {elem}"))
-            } else if *f >= 9.223_372_036_854_775_808e18 || *f < -9.223_372_036_854_775_808e18 {
-                Err(format!("Cannot represent as a 64-bit integer: {elem}"))
-            } else if f.fract() != 0.0 {
-                Err(format!("Expected an integer: {elem}"))
-            } else {
-                Ok(*f as i64)
-            }
-        }
-        Bson::Decimal128(_) => {
-            let n = crate::value::Number::from_bson(v).ok_or_else(|| format!("Expected a number in: {elem}"))?;
-            if n.is_nan() {
-                return Err(format!("Expected an integer, but found NaN in: {elem}"));
-            }
-            match n.to_exact_i64() {
-                Some(i) => Ok(i),
-                None => {
-                    let f = n.to_f64();
-                    if f.fract() != 0.0 && f.abs() < 9.2e18 {
-                        Err(format!("Expected an integer: {elem}"))
-                    } else {
-                        Err(format!("Cannot represent as a 64-bit integer: {elem}"))
-                    }
-                }
-            }
-        }
-        _ => Err(format!("Expected a number in: {elem}")),
-    }
+    crate::query::int_arg::to_long(name, v).map_err(|e| e.message)
 }
 
 /// `Error` with a kind and message, for brevity in stage parsers.
