@@ -69,6 +69,32 @@ async function handle(msg) {
   }
 }
 
+// V8 gives no position for a SyntaxError thrown by eval; a nested worker started on the same
+// source reports it (an error event with lineno/colno) without running anything, since the
+// source does not parse.
+function locateSyntaxError(source) {
+  return new Promise((resolve) => {
+    let w;
+    const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+    const done = (where) => {
+      clearTimeout(timer);
+      if (w) w.terminate();
+      URL.revokeObjectURL(url);
+      resolve(where);
+    };
+    const timer = setTimeout(() => done(null), 2000);
+    try {
+      w = new Worker(url);
+      w.onerror = (event) => {
+        event.preventDefault();
+        done(event.lineno ? { line: event.lineno, column: event.colno } : null);
+      };
+    } catch {
+      done(null);
+    }
+  });
+}
+
 // Requests are served one at a time, in order (a run may await).
 let busy = false;
 async function pump() {
@@ -87,7 +113,7 @@ self.onmessage = (event) => {
   try {
     importScripts('engine/engine.js', 'runtime.js');
     await wasm_bindgen({ module_or_path: new URL('engine/engine_bg.wasm', self.location.href) });
-    session = PatternRuntime.createSession(new wasm_bindgen.Engine());
+    session = PatternRuntime.createSession(new wasm_bindgen.Engine(), { locateSyntaxError });
     session.install(self);
     reply({ kind: 'ready' });
     pump();

@@ -86,6 +86,14 @@ test('worker: errors point at the user\'s script', async () => {
   assert.equal(r.error.column, 6);
 });
 
+test('worker: a syntax error is located in the user\'s script', async () => {
+  let r = await call({ kind: 'run', code: 'print(1);\nconst x = ;\n', filename: 'syntax.js' });
+  assert.deepEqual(r.output, []);
+  assert.deepEqual([r.error.name, r.error.line, r.error.column], ['SyntaxError', 2, 11]);
+  r = await call({ kind: 'run', code: 'print(1; print(2);', filename: 'syntax1.js' });
+  assert.deepEqual([r.error.name, r.error.line, r.error.column], ['SyntaxError', 1, 7]);
+});
+
 test('worker: commands in canonical EJSON, snapshot, restore and reset', async () => {
   let r = await call({ kind: 'command', command: '{"count":"w"}' });
   assert.deepEqual(JSON.parse(r.reply), { n: { $numberInt: '1' }, ok: { $numberDouble: '1.0' } });

@@ -164,7 +164,12 @@ class Session {
     } catch (e) {
       error = this.describeError(e, filename);
       if (e instanceof SyntaxError) {
-        const where = typeof this.hooks.locateSyntaxError === 'function' ? this.hooks.locateSyntaxError(source, filename) : null;
+        let where = null;
+        try {
+          where = typeof this.hooks.locateSyntaxError === 'function' ? await this.hooks.locateSyntaxError(source, filename) : null;
+        } catch {
+          // no location then
+        }
         const line = where?.line ?? e.lineNumber;
         const column = where?.column ?? e.columnNumber;
         if (line !== undefined) {
