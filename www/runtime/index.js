@@ -123,7 +123,7 @@ class Session {
     const printjson = (...args) => session.emit('out', formatPrint(args, 'printjson'));
     const printErr = (...args) => session.emit('err', formatPrint(args, 'print'));
     const globals = {
-      ...shellBson((m) => session.warn(m)),
+      ...shellBson((m) => session.warn(`Warning: ${m}`)),
       db: this.db,
       print,
       printjson,
