@@ -9,7 +9,7 @@ use bson::{Bson, Document};
 use super::accumulators as acc;
 use super::util::err;
 use crate::env::Env;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::expr::{Expr, VarScope};
 
 /// A parsed accumulator (one per output field of `$group`, `$bucket`, ...).
@@ -53,6 +53,9 @@ pub(crate) static ACCUMULATORS: &[(&str, ParseFn)] = &[
     ("$topN", acc::top_n::parse),
 ];
 
+/// Accumulators of MongoDB 8 the engine does not implement.
+pub(crate) static UNSUPPORTED_ACCUMULATORS: &[&str] = &["$accumulator", "$median", "$percentile"];
+
 /// One `field: { $op: <arg> }` of `$group` / `$bucket` output.
 #[derive(Debug, Clone)]
 pub(crate) struct Statement {
@@ -83,6 +86,9 @@ pub(crate) fn parse_statement(field: &str, spec: &Bson, scope: &VarScope) -> Res
         return Err(err(40237, format!("The {name} accumulator is a unary operator")));
     }
     let Some((n, parse)) = ACCUMULATORS.iter().find(|(n, _)| n == name) else {
+        if UNSUPPORTED_ACCUMULATORS.contains(&name.as_str()) {
+            return Err(Error::new(ErrorKind::NotImplemented, format!("{name} is not supported by this engine")));
+        }
         return Err(err(15952, format!("unknown group operator '{name}'")));
     };
     Ok(Statement { field: field.to_string(), acc: parse(n, arg, scope)? })

@@ -8,7 +8,7 @@ use bson::{Bson, Document};
 
 use super::stages;
 use super::{OutTarget, ParseCtx, Pipeline, RunCtx, Within};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::query::Matcher;
 
 /// A lazy stream of documents; the first error ends the pipeline.
@@ -70,6 +70,30 @@ pub(crate) static STAGES: &[(&str, ParseFn)] = &[
     ("$unwind", stages::unwind::parse),
 ];
 
+/// Stages of MongoDB 8 the engine does not implement: named as such rather than "unrecognized".
+pub(crate) static UNSUPPORTED_STAGES: &[&str] = &[
+    "$changeStream",
+    "$changeStreamSplitLargeEvent",
+    "$collStats",
+    "$currentOp",
+    "$densify",
+    "$fill",
+    "$geoNear",
+    "$indexStats",
+    "$listLocalSessions",
+    "$listSampledQueries",
+    "$listSearchIndexes",
+    "$listSessions",
+    "$planCacheStats",
+    "$querySettings",
+    "$queryStats",
+    "$search",
+    "$searchMeta",
+    "$setWindowFields",
+    "$shardedDataDistribution",
+    "$vectorSearch",
+];
+
 fn lookup_stage(name: &str) -> Option<(&'static str, ParseFn)> {
     STAGES.iter().find(|(n, _)| *n == name).map(|(n, f)| (*n, *f))
 }
@@ -87,6 +111,9 @@ fn stage_entry(stage: &Bson) -> Result<(&'static str, ParseFn, &Bson)> {
     };
     match lookup_stage(name) {
         Some((n, f)) => Ok((n, f, spec)),
+        None if UNSUPPORTED_STAGES.contains(&name.as_str()) => {
+            Err(Error::new(ErrorKind::NotImplemented, format!("{name} is not supported by this engine")))
+        }
         None => Err(Error::code(40324, format!("Unrecognized pipeline stage name: '{name}'"))),
     }
 }

@@ -131,6 +131,7 @@ fn pipeline_shape_errors() {
     table(vec![
         ("empty pipeline returns the input", bson!([]), input.clone(), ok(bson!([{ "_id": 1 }]))),
         ("unknown stage", bson!([{ "$foo": 1 }]), input.clone(), fail(40324, "Unrecognized pipeline stage name: '$foo'")),
+        ("a stage the engine does not implement", bson!([{ "$setWindowFields": {} }]), input.clone(), fail(238, "$setWindowFields is not supported by this engine")),
         ("stage name without $", bson!([{ "match": {} }]), input.clone(), fail(40324, "Unrecognized pipeline stage name: 'match'")),
         (
             "two fields in a stage",
@@ -661,6 +662,12 @@ fn group_errors() {
         ("empty", bson!([{ "$group": {} }]), input.clone(), fail(15955, "a group specification must include an _id")),
         ("not an object", bson!([{ "$group": 1 }]), input.clone(), fail(15947, "a group's fields must be specified in an object")),
         ("unknown accumulator", bson!([{ "$group": { "_id": null, "n": { "$foo": 1 } } }]), input.clone(), fail(15952, "unknown group operator '$foo'")),
+        (
+            "an accumulator the engine does not implement",
+            bson!([{ "$group": { "_id": null, "n": { "$median": { "input": "$a", "method": "approximate" } } } }]),
+            input.clone(),
+            fail(238, "$median is not supported by this engine"),
+        ),
         (
             "unknown accumulator before missing _id",
             bson!([{ "$group": { "n": { "$foo": 1 } } }]),
