@@ -114,7 +114,7 @@ pub(crate) fn check_user_var_name(name: &str) -> Result<()> {
     let Some(first) = name.chars().next() else {
         return Err(Error::failed_to_parse("empty variable names are not allowed"));
     };
-    if !(first.is_ascii_lowercase() || !first.is_ascii()) {
+    if first.is_ascii() && !first.is_ascii_lowercase() {
         return Err(Error::failed_to_parse(format!("'{name}' starts with an invalid character for a user variable name")));
     }
     for c in name.chars().skip(1) {

@@ -163,7 +163,7 @@ impl Granularity {
                         n *= 10.0;
                         mult /= 10.0;
                     }
-                    let r = s.iter().copied().filter(|e| *e < n).last().unwrap_or(front);
+                    let r = s.iter().copied().rev().find(|e| *e < n).unwrap_or(front);
                     Ok(Bson::Double(r * mult))
                 }
             }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bson::{Bson, Document};
 
-use super::lookup::{equality_index, local_values, probe};
+use super::lookup::{equality_index, local_values, probe, EqIndex, Foreign};
 use crate::aggregate::util::{check_field_path, err, set_path, show, tname};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
@@ -148,7 +148,7 @@ impl Stage for GraphLookup {
     }
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
-        let mut state: Option<(std::borrow::Cow<'a, [Document]>, HashMap<Vec<u8>, Vec<usize>>)> = None;
+        let mut state: Foreign<'a, EqIndex> = None;
         Box::new(input.map(move |d| {
             let d = d?;
             let (foreign, index) = state.get_or_insert_with(|| {

@@ -172,6 +172,12 @@ pub(crate) fn local_values<'a>(doc: &'a Document, path: &str) -> Vec<&'a Bson> {
     out
 }
 
+/// Documents indexed by the values at a path (see [`equality_index`]).
+pub(crate) type EqIndex = HashMap<Vec<u8>, Vec<usize>>;
+
+/// The foreign collection and its index, read once per run of a stage.
+pub(crate) type Foreign<'a, I> = Option<(std::borrow::Cow<'a, [Document]>, I)>;
+
 /// An equality index of documents by the values a query predicate on `path` sees (the value,
 /// elements of arrays, null for missing).
 pub(crate) fn equality_index(docs: &[Document], path: &str) -> HashMap<Vec<u8>, Vec<usize>> {
@@ -249,7 +255,7 @@ impl Stage for Lookup {
     }
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
-        let mut state: Option<(std::borrow::Cow<'a, [Document]>, Option<HashMap<Vec<u8>, Vec<usize>>>)> = None;
+        let mut state: Foreign<'a, Option<EqIndex>> = None;
         Box::new(input.map(move |d| {
             let d = d?;
             let (foreign, index) = state.get_or_insert_with(|| {
