@@ -24,5 +24,7 @@ await esbuild.build({
   },
   inject: [path.join(root, 'tools', 'runtime-shims.js')],
   legalComments: 'none',
+  minify: true,
+  keepNames: true, // class names show in printed values (WriteError { ... }) and error names
   logLevel: 'warning',
 });

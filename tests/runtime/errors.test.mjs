@@ -56,6 +56,30 @@ test('errors: insertMany failures are MongoBulkWriteError with writeErrors and t
   ].join('\n'));
 });
 
+test('errors: a write error and the bulk result print as the driver\'s classes', async () => {
+  const text = await out("try { db.x.insertMany([{ _id: 1 }, { _id: 1 }]); } catch (e) { print(e.writeErrors[0]); print(e.result); }");
+  assert.equal(text, [
+    'WriteError {',
+    '  err: {',
+    '    index: 1,',
+    '    code: 11000,',
+    "    errmsg: 'E11000 duplicate key error collection: test.x index: _id_ dup key: { _id: 1 }',",
+    '    errInfo: undefined,',
+    '    op: { _id: 1 }',
+    '  }',
+    '}',
+    'BulkWriteResult {',
+    '  insertedCount: 1,',
+    '  matchedCount: 0,',
+    '  modifiedCount: 0,',
+    '  deletedCount: 0,',
+    '  upsertedCount: 0,',
+    '  upsertedIds: {},',
+    "  insertedIds: { '0': 1 }",
+    '}',
+  ].join('\n'));
+});
+
 test('errors: bulkWrite stops at the first failure when ordered, goes on when not', async () => {
   const text = await out(`
     db.e3.insertOne({ _id: 1 });

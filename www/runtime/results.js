@@ -62,8 +62,8 @@ export const BulkWriteResult = typed(class BulkWriteResult extends ShellValue {
   }
 }, 'BulkWriteResult');
 
-/** The driver's BulkWriteResult (what MongoBulkWriteError.result holds). */
-export class DriverBulkWriteResult {
+/** The driver's BulkWriteResult (what MongoBulkWriteError.result holds; printed by that name). */
+export const DriverBulkWriteResult = class BulkWriteResult {
   constructor(bulk, ordered) {
     Object.defineProperty(this, 'result', { value: bulk, enumerable: false });
     this.insertedCount = bulk.nInserted;
@@ -83,7 +83,7 @@ export class DriverBulkWriteResult {
   hasWriteErrors() {
     return this.result.writeErrors.length > 0;
   }
-}
+};
 
 function idMap(list) {
   const out = {};
