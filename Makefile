@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup serve test script dist bench test-engine test-runtime test-lessons build/engine
+.PHONY: setup serve test script dist bench test-engine test-runtime test-lessons test-ui test-browser build/engine web-assets stage-web
 
 # Installs whatever is missing (wasm32 target, trunk, wasm-bindgen-cli, Chromium, npm packages);
 # quick when everything is present.
@@ -49,11 +49,44 @@ test-runtime: build/engine/engine_bg.wasm build/runtime.js
 test-lessons: build/engine/engine_bg.wasm build/runtime.js
 	node --test tests/lessons/
 
-serve:
-	@echo "make serve: the site build is not wired yet" >&2; exit 1
 
-dist:
-	@echo "make dist: the site build is not wired yet" >&2; exit 1
+# ---- the site (UI: src/app, www/) ----------------------------------------------------------------
+# trunk builds the Leptos UI from www/index.html; its build hook (Trunk.toml) runs `make stage-web`,
+# which puts the editor bundle, the worker, the runtime and the engine next to it:
+#   index.html, pattern-playground-*.js/.wasm (the UI), editor.js (CodeMirror), style-*.css,
+#   worker.js, runtime.js, engine/engine.js, engine/engine_bg.wasm
+WEB := build/web
+EDITOR_SRC := $(wildcard www/editor/*.js)
+
+# http://127.0.0.1:8080 (Trunk.toml [serve]); rebuilds on changes of src/, www/ and lessons/.
+serve: web-assets
+	trunk serve
+
+# dist/: the whole static site, relative URLs (works from any sub-path).
+dist: web-assets
+	trunk build --release
+	@echo "dist/ is ready: $$(du -sh dist | cut -f1)"
+
+web-assets: $(WEB)/editor.js build/engine/engine_bg.wasm build/runtime.js
+
+$(WEB)/editor.js: $(EDITOR_SRC) node_modules/.package-lock.json
+	@mkdir -p $(WEB)
+	esbuild www/editor/editor.js --bundle --format=iife --minify --legal-comments=none --log-level=warning --outfile=$@
+
+# Called by trunk's build hook (TRUNK_STAGING_DIR set): the built assets beside the UI.
+stage-web: web-assets
+	@test -n "$(TRUNK_STAGING_DIR)" || { echo "stage-web runs inside trunk (TRUNK_STAGING_DIR)"; exit 1; }
+	@mkdir -p "$(TRUNK_STAGING_DIR)/engine"
+	cp $(WEB)/editor.js www/worker.js build/runtime.js "$(TRUNK_STAGING_DIR)/"
+	cp build/engine/engine.js build/engine/engine_bg.wasm "$(TRUNK_STAGING_DIR)/engine/"
+
+# The UI's own logic (session log, audits, saved state, Extended JSON), natively.
+test-ui:
+	cargo test --features app --bin pattern-playground
+
+# The playground in headless Chromium against the built site (make dist).
+test-browser: dist build/engine/engine_bg.wasm build/runtime.js
+	node --test --test-concurrency=1 tests/browser/*.test.mjs
 
 bench:
 	@echo "make bench: benchmarks are not built yet" >&2; exit 1

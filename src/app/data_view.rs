@@ -1,0 +1,439 @@
+//! The data: collections with counts and sizes; a collection's documents, paged, each with its
+//! BSON size as a bar (on the 16 MiB scale and relative to the largest); a document's field tree
+//! and Extended JSON; editing, inserting and deleting documents.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::{json, Value};
+
+use super::ejson::{self, describe, is_document};
+use super::pg::{use_pg, Pg};
+use super::{human_bytes, MAX_BSON};
+
+pub const PAGE: i64 = 50;
+
+/// A collection's statistics, from `collStats`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CollInfo {
+    pub name: String,
+    pub count: f64,
+    pub size: f64,
+    pub avg: f64,
+    pub nindexes: f64,
+    pub index_size: f64,
+    pub index_sizes: Vec<(String, f64)>,
+}
+
+/// Every collection with its statistics.
+pub async fn collections(pg: Pg) -> Result<Vec<CollInfo>, String> {
+    let names: Vec<String> = pg
+        .batch(&json!({ "listCollections": 1, "nameOnly": true }))
+        .await?
+        .iter()
+        .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    let mut out = Vec::new();
+    for name in names {
+        let s = pg.command(&json!({ "collStats": name })).await?;
+        let num = |k: &str| s.get(k).and_then(ejson::as_f64).unwrap_or(0.0);
+        let index_sizes = s
+            .get("indexSizes")
+            .and_then(Value::as_object)
+            .map(|o| o.iter().map(|(k, v)| (k.clone(), ejson::as_f64(v).unwrap_or(0.0))).collect())
+            .unwrap_or_default();
+        out.push(CollInfo {
+            count: num("count"),
+            size: num("size"),
+            avg: num("avgObjSize"),
+            nindexes: num("nindexes"),
+            index_size: num("totalIndexSize"),
+            index_sizes,
+            name,
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// One page of documents with their BSON sizes (computed by the engine: `$bsonSize`).
+async fn page(pg: Pg, coll: &str, skip: i64) -> Result<Vec<(Value, f64)>, String> {
+    let rows = pg
+        .batch(&json!({
+            "aggregate": coll,
+            "pipeline": [
+                { "$skip": ejson::int(skip) },
+                { "$limit": ejson::int(PAGE) },
+                { "$project": { "_id": 0, "size": { "$bsonSize": "$$ROOT" }, "doc": "$$ROOT" } },
+            ],
+            "cursor": {},
+        }))
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let size = r.get("size").and_then(ejson::as_f64).unwrap_or(0.0);
+            (r.get("doc").cloned().unwrap_or(Value::Null), size)
+        })
+        .collect())
+}
+
+/// The largest document's size in a collection.
+pub async fn largest(pg: Pg, coll: &str) -> Result<f64, String> {
+    let rows = pg
+        .batch(&json!({
+            "aggregate": coll,
+            "pipeline": [ { "$group": { "_id": null, "max": { "$max": { "$bsonSize": "$$ROOT" } } } } ],
+            "cursor": {},
+        }))
+        .await?;
+    Ok(rows.first().and_then(|r| r.get("max")).and_then(ejson::as_f64).unwrap_or(0.0))
+}
+
+/// A new ObjectId, made like the drivers make them (seconds, random, counter).
+pub fn new_object_id() -> Value {
+    thread_local! {
+        static PROCESS: [u8; 5] = std::array::from_fn(|_| (js_sys::Math::random() * 256.0) as u8);
+        static COUNTER: std::cell::Cell<u32> = std::cell::Cell::new((js_sys::Math::random() * 16_777_216.0) as u32);
+    }
+    let secs = (js_sys::Date::now() / 1000.0) as u32;
+    let mut bytes = Vec::with_capacity(12);
+    bytes.extend_from_slice(&secs.to_be_bytes());
+    PROCESS.with(|p| bytes.extend_from_slice(p));
+    let c = COUNTER.with(|c| {
+        let v = c.get().wrapping_add(1) & 0x00ff_ffff;
+        c.set(v);
+        v
+    });
+    bytes.extend_from_slice(&c.to_be_bytes()[1..]);
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    json!({ "$oid": hex })
+}
+
+#[component]
+pub fn DataView() -> impl IntoView {
+    let pg = use_pg();
+    let colls = LocalResource::new(move || {
+        let _ = pg.data_version.get();
+        collections(pg)
+    });
+    view! {
+        <div class="data">
+            <section class="collections" aria-label="Collections">
+                <h2>"Collections"</h2>
+                {move || match colls.get() {
+                    None => view! { <p class="muted">"Loading…"</p> }.into_any(),
+                    Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
+                    Some(Ok(list)) if list.is_empty() => view! {
+                        <p class="muted">"The database is empty. Run the lesson's first step, or insert a document."</p>
+                        <NewDocument coll=String::new()/>
+                    }.into_any(),
+                    Some(Ok(list)) => {
+                        if pg.collection.get_untracked().is_none_or(|c| !list.iter().any(|x| x.name == c)) {
+                            pg.collection.set(list.first().map(|c| c.name.clone()));
+                        }
+                        view! {
+                            <table class="colls">
+                                <thead><tr><th scope="col">"Collection"</th><th scope="col">"Documents"</th><th scope="col">"Data size"</th>
+                                    <th scope="col">"Average"</th><th scope="col">"Indexes"</th></tr></thead>
+                                <tbody>
+                                {list.into_iter().map(|c| {
+                                    let name = c.name.clone();
+                                    let name2 = c.name.clone();
+                                    let idx = c.index_sizes.iter().map(|(k, v)| format!("{k}: {}", human_bytes(*v))).collect::<Vec<_>>().join(", ");
+                                    view! {
+                                        <tr class:selected=move || pg.collection.get().as_deref() == Some(name.as_str())>
+                                            <th scope="row"><button type="button" class="link coll-name"
+                                                aria-pressed=move || (pg.collection.get().as_deref() == Some(name2.as_str())).to_string()
+                                                on:click={let n = c.name.clone(); move |_| pg.collection.set(Some(n.clone()))}>{c.name.clone()}</button></th>
+                                            <td class="num">{c.count}</td>
+                                            <td class="num">{human_bytes(c.size)}</td>
+                                            <td class="num">{human_bytes(c.avg)}</td>
+                                            <td title=idx.clone()>{format!("{} · {}", c.nindexes, human_bytes(c.index_size))}<span class="idx-detail">{idx.clone()}</span></td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                                </tbody>
+                            </table>
+                        }.into_any()
+                    }
+                }}
+            </section>
+            {move || pg.collection.get().map(|c| view! { <Documents coll=c/> })}
+        </div>
+    }
+}
+
+#[component]
+fn Documents(coll: String) -> impl IntoView {
+    let pg = use_pg();
+    let skip = RwSignal::new(0i64);
+    let selected = RwSignal::new(None::<Value>);
+    let c1 = coll.clone();
+    let rows = LocalResource::new(move || {
+        let _ = pg.data_version.get();
+        let c = c1.clone();
+        let s = skip.get();
+        async move { page(pg, &c, s).await }
+    });
+    let c2 = coll.clone();
+    let stats = LocalResource::new(move || {
+        let _ = pg.data_version.get();
+        let c = c2.clone();
+        async move {
+            let max = largest(pg, &c).await?;
+            let count = pg.command(&json!({ "collStats": c })).await?.get("count").and_then(ejson::as_f64).unwrap_or(0.0);
+            Ok::<_, String>((max, count))
+        }
+    });
+    let total = move || stats.get().and_then(|r| r.ok()).map(|(_, n)| n as i64).unwrap_or(0);
+    let max = move || stats.get().and_then(|r| r.ok()).map(|(m, _)| m).unwrap_or(0.0);
+    let pages = move || ((total() + PAGE - 1) / PAGE).max(1);
+    let coll_for_detail = coll.clone();
+    view! {
+        <section class="documents" aria-label=format!("Documents of {coll}")>
+            <div class="doc-list">
+                <h2>{format!("{coll}")}</h2>
+                <p class="muted">{move || format!("{} documents · largest {} · bars: size relative to the largest, and on the 16 MiB limit", total(), human_bytes(max()))}</p>
+                <div class="pager" role="group" aria-label="Pages">
+                    <button type="button" class="secondary" disabled=move || skip.get() == 0 on:click=move |_| skip.update(|s| *s = (*s - PAGE).max(0))>"← Previous"</button>
+                    <span>{move || format!("Page {} of {}", skip.get() / PAGE + 1, pages())}</span>
+                    <button type="button" class="secondary" disabled={move || skip.get() + PAGE >= total()} on:click=move |_| skip.update(|s| *s += PAGE)>"Next →"</button>
+                    <label class="field small"><span>"Go to page"</span>
+                        <input type="number" min="1" aria-label="Go to page" prop:value=move || (skip.get() / PAGE + 1).to_string()
+                            on:change=move |ev| {
+                                if let Ok(p) = event_target_value(&ev).parse::<i64>() { skip.set((p.clamp(1, pages()) - 1) * PAGE) }
+                            }/>
+                    </label>
+                </div>
+                <ul class="docs">
+                    {move || match rows.get() {
+                        None => view! { <li class="muted">"Loading…"</li> }.into_any(),
+                        Some(Err(e)) => view! { <li class="error">{e}</li> }.into_any(),
+                        Some(Ok(list)) => {
+                            let m = max().max(1.0);
+                            list.into_iter().map(|(doc, size)| {
+                                let id = doc.get("_id").cloned().unwrap_or(Value::Null);
+                                let id_text = describe(&id).1;
+                                let doc2 = doc.clone();
+                                let id2 = id.clone();
+                                let rel = (size / m * 100.0).clamp(0.5, 100.0);
+                                let abs = (size / MAX_BSON * 100.0).clamp(0.0, 100.0);
+                                view! {
+                                    <li class="doc-row" class:selected=move || selected.with(|s| s.as_ref().and_then(|d| d.get("_id")) == Some(&id2))>
+                                        <button type="button" class="doc-button" on:click=move |_| selected.set(Some(doc2.clone()))
+                                            aria-label=format!("Document {id_text}, {}", human_bytes(size))>
+                                            <span class="doc-id">{id_text.clone()}</span>
+                                            <span class="size-label">{human_bytes(size)}</span>
+                                            <span class="bars" aria-hidden="true">
+                                                <span class="bar rel" style=format!("width:{rel:.2}%")></span>
+                                                <span class="bar abs" style=format!("width:{abs:.4}%")></span>
+                                            </span>
+                                        </button>
+                                    </li>
+                                }
+                            }).collect_view().into_any()
+                        }
+                    }}
+                </ul>
+                <NewDocument coll=coll.clone()/>
+            </div>
+            <div class="doc-detail">
+                {move || match selected.get() {
+                    None => view! { <p class="muted">"Choose a document to see its fields, its Extended JSON, and to edit it."</p> }.into_any(),
+                    Some(doc) => view! { <DocumentDetail coll=coll_for_detail.clone() doc=doc selected=selected/> }.into_any(),
+                }}
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn DocumentDetail(coll: String, doc: Value, selected: RwSignal<Option<Value>>) -> impl IntoView {
+    let pg = use_pg();
+    let id = doc.get("_id").cloned().unwrap_or(Value::Null);
+    let text = RwSignal::new(ejson::pretty_relaxed(&doc));
+    let editing = RwSignal::new(false);
+    let check = move || ejson::parse_object(&text.get());
+    // The size of the document as stored (refetched after every write).
+    let (c1, id1) = (coll.clone(), id.clone());
+    let size = LocalResource::new(move || {
+        let _ = pg.data_version.get();
+        let (c, id) = (c1.clone(), id1.clone());
+        async move {
+            let rows = pg
+                .batch(&json!({ "aggregate": c, "pipeline": [ { "$match": { "_id": id } }, { "$project": { "_id": 0, "size": { "$bsonSize": "$$ROOT" }, "doc": "$$ROOT" } } ], "cursor": {} }))
+                .await?;
+            Ok::<_, String>(rows.first().map(|r| (r.get("size").and_then(ejson::as_f64).unwrap_or(0.0), r.get("doc").cloned().unwrap_or(Value::Null))))
+        }
+    });
+    let current = move || size.get().and_then(|r| r.ok()).flatten();
+    let (c2, id2) = (coll.clone(), id.clone());
+    let save = move || {
+        let Ok(new_doc) = ejson::parse_object(&text.get_untracked()) else { return };
+        let (c, id) = (c2.clone(), id2.clone());
+        spawn_local(async move {
+            let cmd = json!({ "update": c, "updates": [ { "q": { "_id": id }, "u": new_doc, "multi": false, "upsert": false } ] });
+            match pg.write(&format!("Edit a document of {c}"), cmd).await {
+                Ok(_) => {
+                    editing.set(false);
+                    pg.info("Document saved.");
+                }
+                Err(e) => pg.error(format!("Not saved: {e}")),
+            }
+        });
+    };
+    let (c3, id3) = (coll.clone(), id.clone());
+    let delete = move || {
+        let (c, id) = (c3.clone(), id3.clone());
+        spawn_local(async move {
+            let cmd = json!({ "delete": c, "deletes": [ { "q": { "_id": id }, "limit": 1 } ] });
+            match pg.write(&format!("Delete a document of {c}"), cmd).await {
+                Ok(_) => {
+                    selected.set(None);
+                    pg.info("Document deleted.");
+                }
+                Err(e) => pg.error(format!("Not deleted: {e}")),
+            }
+        });
+    };
+    view! {
+        <h3>"Document " <code>{describe(&id).1}</code></h3>
+        <p class="doc-size" aria-live="polite">{move || match current() {
+            Some((s, _)) => format!("BSON size: {} ({} bytes), {:.4}% of the 16 MiB limit", human_bytes(s), s as i64, s / MAX_BSON * 100.0),
+            None => "This document is no longer in the collection.".to_string(),
+        }}</p>
+        <div class="toolbar">
+            <button type="button" class="secondary" on:click=move |_| {
+                if let Some((_, d)) = current() { text.set(ejson::pretty_relaxed(&d)); }
+                editing.update(|e| *e = !*e);
+            }>{move || if editing.get() { "Cancel editing" } else { "Edit" }}</button>
+            <button type="button" class="danger" on:click=move |_| delete()>"Delete"</button>
+        </div>
+        {move || if editing.get() {
+            view! {
+                <label class="block" for="doc-edit">"Extended JSON (relaxed: Int32 as 5, Double as 5.0, Int64 as {\"$numberLong\": \"5\"})"</label>
+                <textarea id="doc-edit" class="json-edit" spellcheck="false" rows="16"
+                    aria-invalid=move || check().is_err().to_string() aria-describedby="doc-edit-status"
+                    prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                <p id="doc-edit-status" class=move || if check().is_ok() { "valid" } else { "invalid" } aria-live="polite">
+                    {move || match check() { Ok(_) => "Valid Extended JSON.".to_string(), Err(e) => e.to_string() }}
+                </p>
+                <button type="button" class="primary" disabled=move || check().is_err() on:click={let save = save.clone(); move |_| save()}>"Save document"</button>
+            }.into_any()
+        } else {
+            view! {
+                <div class="doc-views">
+                    <div>
+                        <h4>"Fields"</h4>
+                        {move || current().map(|(_, d)| view! { <FieldTree value=d/> })}
+                    </div>
+                    <div>
+                        <h4>"Extended JSON"</h4>
+                        <pre class="ejson" tabindex="0" aria-label="Extended JSON of the document">{move || current().map(|(_, d)| ejson::pretty_relaxed(&d))}</pre>
+                    </div>
+                </div>
+            }.into_any()
+        }}
+    }
+}
+
+/// A document's fields as a tree (objects and arrays fold).
+#[component]
+pub fn FieldTree(value: Value, #[prop(optional)] changed: Vec<String>) -> impl IntoView {
+    view! { <ul class="tree" role="tree">{tree_children(&value, "", &changed)}</ul> }
+}
+
+fn tree_children(v: &Value, prefix: &str, changed: &[String]) -> AnyView {
+    let entries: Vec<(String, Value)> = match v {
+        Value::Object(o) => o.iter().map(|(k, x)| (k.clone(), x.clone())).collect(),
+        Value::Array(a) => a.iter().enumerate().map(|(i, x)| (i.to_string(), x.clone())).collect(),
+        _ => Vec::new(),
+    };
+    const SHOW: usize = 200;
+    let more = entries.len().saturating_sub(SHOW);
+    let items = entries
+        .into_iter()
+        .take(SHOW)
+        .map(|(k, x)| {
+            let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+            let hit = changed.iter().any(|c| c == &path || c.starts_with(&format!("{path}.")) || path.starts_with(&format!("{c}.")));
+            let (ty, text) = describe(&x);
+            if is_document(&x) || x.is_array() {
+                let children = tree_children(&x, &path, changed);
+                let open = hit || (prefix.is_empty() && text.len() < 20);
+                view! {
+                    <li role="treeitem" class:changed=hit>
+                        <details open=open>
+                            <summary><span class="key">{k}</span>" "<span class="type">{ty}</span>" "<span class="muted">{text}</span></summary>
+                            <ul role="group">{children}</ul>
+                        </details>
+                    </li>
+                }
+                .into_any()
+            } else {
+                view! {
+                    <li role="treeitem" class:changed=hit><span class="key">{k}</span>": "<span class=format!("val t-{ty}")>{text}</span>" "<span class="type">{ty}</span></li>
+                }
+                .into_any()
+            }
+        })
+        .collect_view();
+    view! {
+        {items}
+        {(more > 0).then(|| view! { <li class="muted">{format!("… {more} more")}</li> })}
+    }
+    .into_any()
+}
+
+#[component]
+fn NewDocument(coll: String) -> impl IntoView {
+    let pg = use_pg();
+    let open = RwSignal::new(false);
+    let name = RwSignal::new(coll.clone());
+    let text = RwSignal::new("{\n  \n}".to_string());
+    let check = move || ejson::parse_object(&text.get());
+    let insert = move || {
+        let Ok(mut doc) = ejson::parse_object(&text.get_untracked()) else { return };
+        let c = name.get_untracked().trim().to_string();
+        if c.is_empty() {
+            pg.error("Name the collection to insert into.");
+            return;
+        }
+        // Like the drivers, give the document its _id here, so a replay inserts the same one.
+        if let Some(o) = doc.as_object_mut() {
+            if !o.contains_key("_id") {
+                let mut with_id = serde_json::Map::new();
+                with_id.insert("_id".into(), new_object_id());
+                with_id.extend(std::mem::take(o));
+                *o = with_id;
+            }
+        }
+        spawn_local(async move {
+            let cmd = json!({ "insert": c, "documents": [doc] });
+            match pg.write(&format!("Insert a document into {c}"), cmd).await {
+                Ok(_) => {
+                    open.set(false);
+                    pg.collection.set(Some(c));
+                    pg.info("Document inserted.");
+                }
+                Err(e) => pg.error(format!("Not inserted: {e}")),
+            }
+        });
+    };
+    view! {
+        <div class="new-doc">
+            <button type="button" class="secondary" aria-expanded=move || open.get().to_string() on:click=move |_| open.update(|o| *o = !*o)>"+ Insert a document"</button>
+            <Show when=move || open.get()>
+                <label class="field"><span>"Collection"</span><input type="text" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/></label>
+                <label class="block" for="new-doc-text">"New document (Extended JSON; an _id is added if missing)"</label>
+                <textarea id="new-doc-text" class="json-edit" rows="8" spellcheck="false" aria-describedby="new-doc-status"
+                    aria-invalid=move || check().is_err().to_string()
+                    prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                <p id="new-doc-status" class=move || if check().is_ok() { "valid" } else { "invalid" } aria-live="polite">
+                    {move || match check() { Ok(_) => "Valid Extended JSON.".to_string(), Err(e) => e.to_string() }}
+                </p>
+                <button type="button" class="primary" disabled=move || check().is_err() on:click=move |_| insert()>"Insert"</button>
+            </Show>
+        </div>
+    }
+}

@@ -1,0 +1,79 @@
+//! Export and share: the session as one mongosh script (copy, download), and a share link that
+//! carries the whole playground in its URL fragment.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::pg::use_pg;
+use super::state;
+
+fn copy(text: &str) -> bool {
+    web_sys::window().map(|w| w.navigator().clipboard()).map(|c| {
+        let _ = c.write_text(text);
+    });
+    true
+}
+
+fn download(name: &str, text: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("text/javascript");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+        if let Ok(a) = doc.create_element("a") {
+            if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+                a.set_href(&url);
+                a.set_download(name);
+                a.click();
+            }
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+#[component]
+pub fn ExportView() -> impl IntoView {
+    let pg = use_pg();
+    let script = Memo::new(move |_| {
+        let title = pg.lesson.with(|l| l.as_ref().map(|l| l.title.clone()).unwrap_or_default());
+        pg.session.with(|s| pg.audits.with(|a| s.to_mongosh(&title, a)))
+    });
+    let link = Memo::new(move |_| {
+        let base = web_sys::window()
+            .and_then(|w| {
+                let l = w.location();
+                Some(format!("{}{}{}", l.origin().ok()?, l.pathname().ok()?, l.search().ok()?))
+            })
+            .unwrap_or_default();
+        format!("{base}#{}{}", state::SHARE_PREFIX, state::encode(&pg.saved()))
+    });
+    let file = move || {
+        let id = pg.lesson.with(|l| l.as_ref().map(|l| l.id.clone()).unwrap_or_else(|| "session".into()));
+        format!("{id}-session.js")
+    };
+    view! {
+        <div class="export">
+            <section aria-label="Export the session">
+                <h2>"Export the session"</h2>
+                <p class="muted">{move || pg.session.with(|s| format!(
+                    "{} action(s), {} write(s). Run it with mongosh on an empty database (or `make script`) to rebuild the same data; it ends with the audits as a health check.",
+                    s.entries.len(), s.write_count()))}</p>
+                <div class="toolbar">
+                    <button type="button" class="secondary" on:click=move |_| { copy(&script.get_untracked()); pg.info("The script is on the clipboard."); }>"Copy script"</button>
+                    <button type="button" class="primary" id="download-script" on:click=move |_| download(&file(), &script.get_untracked())>"Download script"</button>
+                </div>
+                <pre class="script-export" id="export-script" tabindex="0" aria-label="The session as a mongosh script">{move || script.get()}</pre>
+            </section>
+            <section aria-label="Share">
+                <h2>"Share"</h2>
+                <p class="muted">"The link carries the lesson, your scripts, audits and every write, compressed in its fragment (never sent to a server). Opening it rebuilds this playground."</p>
+                <label class="block" for="share-link">{move || format!("Share link ({} characters)", link.get().len())}</label>
+                <input id="share-link" type="text" readonly prop:value=move || link.get() on:focus=move |ev| {
+                    if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); }
+                }/>
+                <button type="button" class="secondary" on:click=move |_| { copy(&link.get_untracked()); pg.info("The share link is on the clipboard."); }>"Copy link"</button>
+            </section>
+        </div>
+    }
+}

@@ -1,0 +1,128 @@
+//! The lesson: its text beside the step's editable script, Run, and the output in mongosh's format.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::editor::CodeEditor;
+use super::pg::{use_pg, Tab};
+use crate::protocol::Stream;
+
+/// Lesson Markdown as HTML (our own lesson files: trusted).
+pub fn markdown(md: &str) -> String {
+    let parser = pulldown_cmark::Parser::new_ext(md, pulldown_cmark::Options::ENABLE_TABLES | pulldown_cmark::Options::ENABLE_STRIKETHROUGH);
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, parser);
+    html
+}
+
+#[component]
+pub fn LessonView() -> impl IntoView {
+    let pg = use_pg();
+    let run = move || {
+        let step = pg.step.get_untracked();
+        let title = pg.lesson.with_untracked(|l| l.as_ref().and_then(|l| l.steps.get(step)).map(|s| s.title.clone())).unwrap_or_default();
+        let code = pg.script(step);
+        spawn_local(async move { pg.run_script(title, code).await });
+    };
+    let steps = move || pg.lesson.with(|l| l.as_ref().map(|l| l.steps.clone()).unwrap_or_default());
+    let step_count = move || pg.lesson.with(|l| l.as_ref().map(|l| l.steps.len()).unwrap_or(0));
+    let script = Signal::derive(move || pg.script(pg.step.get()));
+    view! {
+        <div class="lesson">
+            <article class="lesson-text" aria-label="Lesson">
+                {move || pg.lesson.get().map(|l| view! {
+                    <h2>{l.title.clone()}</h2>
+                    <p class="pattern">"Pattern: " <strong>{l.pattern.clone()}</strong></p>
+                    <div class="prose" inner_html=markdown(&l.intro)></div>
+                })}
+                <ol class="steps" aria-label="Steps">
+                    {move || steps().into_iter().enumerate().map(|(i, s)| view! {
+                        <li>
+                            <button type="button" class="step-link" class:current=move || pg.step.get() == i
+                                aria-current=move || (pg.step.get() == i).then_some("step")
+                                on:click=move |_| pg.step.set(i)>
+                                {s.title.clone()}
+                            </button>
+                        </li>
+                    }).collect_view()}
+                </ol>
+                {move || {
+                    let i = pg.step.get();
+                    pg.lesson.with(|l| l.as_ref().and_then(|l| l.steps.get(i).cloned())).map(|s| view! {
+                        <section class="step" aria-label="Current step">
+                            <h3>{format!("Step {}: {}", i + 1, s.title)}</h3>
+                            <div class="prose" inner_html=markdown(&s.prose)></div>
+                        </section>
+                    })
+                }}
+                {move || {
+                    let quiz = pg.lesson.with(|l| l.as_ref().map(|l| l.quiz.clone()).unwrap_or_default());
+                    (!quiz.is_empty() && pg.step.get() + 1 == step_count()).then(|| view! {
+                        <section class="quiz" aria-label="Check your understanding">
+                            <h3>"Check your understanding"</h3>
+                            {quiz.into_iter().map(|q| view! {
+                                <details><summary>{q.question}</summary><p>{q.answer}</p></details>
+                            }).collect_view()}
+                        </section>
+                    })
+                }}
+            </article>
+            <div class="workbench">
+                <div class="toolbar">
+                    <button type="button" class="primary" id="run" on:click=move |_| run()
+                        disabled=move || pg.busy.get() || !pg.loaded.get()
+                        title="Run the script (Ctrl+Enter or Cmd+Enter)">
+                        {move || if pg.busy.get() { "Running…" } else { "▶ Run" }}
+                    </button>
+                    <span class="hint">"Ctrl/Cmd + Enter"</span>
+                    <button type="button" class="secondary" disabled=move || pg.step.get() == 0
+                        on:click=move |_| pg.step.update(|s| *s = s.saturating_sub(1))>"← Previous"</button>
+                    <button type="button" class="secondary" disabled={move || pg.step.get() + 1 >= step_count()}
+                        on:click=move |_| pg.step.update(|s| *s += 1)>"Next →"</button>
+                    <button type="button" class="link" disabled=move || !pg.scripts.with(|m| m.contains_key(&pg.step.get()))
+                        on:click=move |_| { let s = pg.step.get_untracked(); pg.scripts.update(|m| { m.remove(&s); }); }>
+                        "Restore the lesson's script"
+                    </button>
+                </div>
+                {move || {
+                    // A fresh editor per step (keyed by the step index).
+                    let i = pg.step.get();
+                    view! {
+                        <CodeEditor text=script label=format!("Script of step {}", i + 1) id="script-editor"
+                            on_change=Callback::new(move |s: String| pg.set_script(i, s))
+                            on_run=Callback::new(move |_| run())/>
+                    }
+                }}
+                <h3 class="sr-only" id="output-heading">"Output"</h3>
+                <pre class="output" role="log" aria-live="polite" aria-labelledby="output-heading" tabindex="0">
+                    {move || {
+                        let lines = pg.output.get();
+                        let err = pg.run_error.get();
+                        if lines.is_empty() && err.is_none() {
+                            return view! { <span class="muted">"Run the script to see its output here."</span> }.into_any();
+                        }
+                        view! {
+                            {lines.into_iter().map(|l| view! {
+                                <span class=if l.stream == Stream::Err { "line err" } else { "line" }>{l.text}"\n"</span>
+                            }).collect_view()}
+                            {err.map(|e| {
+                                let pos = match (e.line, e.column) {
+                                    (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+                                    (Some(l), None) => format!(" (line {l})"),
+                                    _ => String::new(),
+                                };
+                                let code = e.code_name.clone().map(|n| format!("[{n}] ")).unwrap_or_default();
+                                view! { <span class="line err error-line">{format!("Uncaught {}: {}{}{}", e.name, code, e.message, pos)}"\n"</span> }
+                            })}
+                        }.into_any()
+                    }}
+                </pre>
+                <p class="after-run">
+                    {move || pg.session.with(|s| format!("{} write(s) recorded in this session.", s.write_count()))}
+                    " "
+                    <button type="button" class="link" on:click=move |_| pg.tab.set(Tab::Data)>"See the data →"</button>
+                </p>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,594 @@
+//! The playground controller ([`Pg`], a context every view uses), start-up, persistence and the
+//! app shell.
+
+use std::collections::{BTreeMap, HashMap};
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::audits::{self, AuditSet};
+use super::catalog;
+use super::lesson::Lesson;
+use super::session::{self, Origin, Session};
+use super::state::{self, Saved};
+use super::worker::{Engine, EngineError};
+use crate::protocol::{Cost, OutputLine, Request, Response, RunError, Stream, WriteRecord};
+
+/// Mounts the app into `<main id="app">` after installing the panic reporter.
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        report_fatal(&format!("Internal error: {info}"));
+    }));
+    let Some(el) = document().get_element_by_id("app") else {
+        report_fatal("the page has no #app element");
+        return;
+    };
+    el.set_inner_html("");
+    let _ = el.remove_attribute("aria-busy");
+    let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) else { return };
+    leptos::mount::mount_to(el, App).forget();
+}
+
+/// Shows the page's fatal-error banner (plain DOM: works even when the WebAssembly died).
+pub fn report_fatal(message: &str) {
+    let f = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("ppFatal")).ok();
+    if let Some(f) = f.and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok()) {
+        let _ = f.call1(&JsValue::NULL, &JsValue::from_str(message));
+    }
+}
+
+/// Which tool of the workspace is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Lesson,
+    Data,
+    Update,
+    Aggregate,
+    Audits,
+    Sizes,
+    Export,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 7] = [Tab::Lesson, Tab::Data, Tab::Update, Tab::Aggregate, Tab::Audits, Tab::Sizes, Tab::Export];
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Lesson => "Lesson",
+            Tab::Data => "Data",
+            Tab::Update => "Update",
+            Tab::Aggregate => "Aggregate",
+            Tab::Audits => "Audits",
+            Tab::Sizes => "Sizes",
+            Tab::Export => "Export & share",
+        }
+    }
+    pub fn id(self) -> &'static str {
+        match self {
+            Tab::Lesson => "lesson",
+            Tab::Data => "data",
+            Tab::Update => "update",
+            Tab::Aggregate => "aggregate",
+            Tab::Audits => "audits",
+            Tab::Sizes => "sizes",
+            Tab::Export => "export",
+        }
+    }
+}
+
+/// A message at the top of the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub error: bool,
+    pub text: String,
+}
+
+/// The engine's state as the UI shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineState {
+    Starting,
+    Ready,
+    Broken(String),
+}
+
+/// The playground controller: shared signals plus the actions that talk to the engine.
+#[derive(Clone, Copy)]
+pub struct Pg {
+    engine: StoredValue<Engine, LocalStorage>,
+    pub lessons: StoredValue<Vec<Lesson>>,
+    pub lesson: RwSignal<Option<Lesson>>,
+    pub step: RwSignal<usize>,
+    /// Scripts the learner edited, by step.
+    pub scripts: RwSignal<BTreeMap<usize, String>>,
+    pub output: RwSignal<Vec<OutputLine>>,
+    pub run_error: RwSignal<Option<RunError>>,
+    pub session: RwSignal<Session>,
+    pub audits: RwSignal<AuditSet>,
+    pub audit_counts: RwSignal<HashMap<String, Result<i64, String>>>,
+    /// Bumped after every write: views that show data refetch.
+    pub data_version: RwSignal<u64>,
+    pub cost: RwSignal<Option<(String, Cost)>>,
+    pub busy: RwSignal<bool>,
+    pub notice: RwSignal<Option<Notice>>,
+    pub engine_state: RwSignal<EngineState>,
+    pub time_limit_ms: RwSignal<u32>,
+    pub tab: RwSignal<Tab>,
+    /// True once the saved state was replayed: persistence starts then.
+    pub loaded: RwSignal<bool>,
+    /// The collection the data tools look at.
+    pub collection: RwSignal<Option<String>>,
+}
+
+pub fn use_pg() -> Pg {
+    expect_context::<Pg>()
+}
+
+impl Pg {
+    fn new() -> Pg {
+        let lessons = catalog::lessons();
+        Pg {
+            engine: StoredValue::new_local(Engine::new("worker.js")),
+            lessons: StoredValue::new(lessons),
+            lesson: RwSignal::new(None),
+            step: RwSignal::new(0),
+            scripts: RwSignal::new(BTreeMap::new()),
+            output: RwSignal::new(Vec::new()),
+            run_error: RwSignal::new(None),
+            session: RwSignal::new(Session::default()),
+            audits: RwSignal::new(AuditSet::default()),
+            audit_counts: RwSignal::new(HashMap::new()),
+            data_version: RwSignal::new(0),
+            cost: RwSignal::new(None),
+            busy: RwSignal::new(false),
+            notice: RwSignal::new(None),
+            engine_state: RwSignal::new(EngineState::Starting),
+            time_limit_ms: RwSignal::new(10_000),
+            tab: RwSignal::new(Tab::Lesson),
+            loaded: RwSignal::new(false),
+            collection: RwSignal::new(None),
+        }
+    }
+
+    fn engine(&self) -> Engine {
+        self.engine.get_value()
+    }
+
+    pub fn info(&self, text: impl Into<String>) {
+        self.notice.set(Some(Notice { error: false, text: text.into() }));
+    }
+
+    pub fn error(&self, text: impl Into<String>) {
+        self.notice.set(Some(Notice { error: true, text: text.into() }));
+    }
+
+    /// The script of a step: the learner's edit, else the lesson's.
+    pub fn script(&self, step: usize) -> String {
+        if let Some(s) = self.scripts.with(|m| m.get(&step).cloned()) {
+            return s;
+        }
+        self.lesson.with(|l| l.as_ref().and_then(|l| l.steps.get(step)).map(|s| s.script.clone()).unwrap_or_default())
+    }
+
+    pub fn set_script(&self, step: usize, text: String) {
+        let original = self.lesson.with_untracked(|l| l.as_ref().and_then(|l| l.steps.get(step)).map(|s| s.script.clone()));
+        self.scripts.update(|m| {
+            if original.as_deref() == Some(text.as_str()) {
+                m.remove(&step);
+            } else {
+                m.insert(step, text);
+            }
+        });
+    }
+
+    /// Runs one server command (canonical Extended JSON in, the reply out). Reads only: writes go
+    /// through [`Pg::write`] so that they are logged.
+    pub async fn command(&self, cmd: &Value) -> Result<Value, String> {
+        let text = cmd.to_string();
+        let r = self.engine().call(|id| Request::Command { id, command: text }, None).await;
+        match r {
+            Ok(Response::Command { reply, .. }) => serde_json::from_str(&reply).map_err(|e| format!("unreadable reply: {e}")),
+            Ok(other) => Err(format!("unexpected answer: {other:?}")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Runs a read command and returns the first batch of its cursor.
+    pub async fn batch(&self, cmd: &Value) -> Result<Vec<Value>, String> {
+        let reply = self.command(cmd).await?;
+        if let Some(e) = audits::reply_error(&reply) {
+            return Err(e);
+        }
+        Ok(reply.pointer("/cursor/firstBatch").and_then(Value::as_array).cloned().unwrap_or_default())
+    }
+
+    /// Runs a write command made by the UI, logs it (with upserted ids pinned) and refreshes
+    /// every view. Returns the reply, or the server's error.
+    pub async fn write(&self, action: &str, cmd: Value) -> Result<Value, String> {
+        let reply = self.command(&cmd).await?;
+        let err = audits::reply_error(&reply);
+        let wrote = reply.get("n").and_then(super::ejson::as_f64).unwrap_or(0.0) > 0.0
+            || cmd.get("drop").is_some()
+            || cmd.get("createIndexes").is_some();
+        if wrote || err.is_none() {
+            let collection = cmd.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).unwrap_or_default().to_string();
+            let pinned = session::pin_upserted_ids(&cmd, &reply);
+            if wrote {
+                self.session.update(|s| {
+                    s.record(Origin::Ui { action: action.to_string() }, vec![WriteRecord { collection, command: pinned.to_string() }])
+                });
+            }
+            self.data_version.update(|v| *v += 1);
+        }
+        match err {
+            Some(e) => Err(e),
+            None => Ok(reply),
+        }
+    }
+
+    /// Runs a script with the time limit. A runaway script is stopped by replacing the worker;
+    /// the database is then restored from the snapshot taken just before the run.
+    pub async fn run_script(&self, title: String, code: String) {
+        if self.busy.get_untracked() {
+            return;
+        }
+        self.busy.set(true);
+        self.run_error.set(None);
+        self.output.set(Vec::new());
+        let engine = self.engine();
+        let snapshot = match engine.call(|id| Request::Snapshot { id }, None).await {
+            Ok(Response::Snapshot { bytes, .. }) => Some(bytes),
+            _ => None,
+        };
+        let limit = self.time_limit_ms.get_untracked();
+        let filename = format!("{}.js", title.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
+        let r = engine.call(|id| Request::Run { id, code, filename }, Some(limit)).await;
+        match r {
+            Ok(Response::Run { output, error, cost, writes, .. }) => {
+                self.output.set(output);
+                self.run_error.set(error);
+                if let Some(c) = cost {
+                    self.cost.set(Some((title.clone(), c)));
+                }
+                self.session.update(|s| s.record(Origin::Script { title }, writes));
+                self.data_version.update(|v| *v += 1);
+            }
+            Ok(other) => self.error(format!("unexpected answer from the engine: {other:?}")),
+            Err(EngineError::TimedOut { limit_ms }) => {
+                let restored = match snapshot {
+                    Some(bytes) => matches!(engine.call(|id| Request::Restore { id, bytes }, None).await, Ok(Response::Restore { .. })),
+                    None => false,
+                };
+                let secs = limit_ms as f64 / 1000.0;
+                let text = if restored {
+                    format!("The script ran longer than {secs} s and was stopped. The database is back as it was before the run.")
+                } else {
+                    format!("The script ran longer than {secs} s and was stopped; the database could not be restored, so it was replayed.")
+                };
+                self.output.set(vec![OutputLine { stream: Stream::Err, text: text.clone() }]);
+                self.error(text);
+                if !restored {
+                    self.replay().await;
+                }
+                self.data_version.update(|v| *v += 1);
+            }
+            Err(e) => {
+                self.error(e.to_string());
+                self.output.set(vec![OutputLine { stream: Stream::Err, text: e.to_string() }]);
+            }
+        }
+        self.busy.set(false);
+    }
+
+    /// Empties the database and replays the session's writes.
+    pub async fn replay(&self) -> bool {
+        let engine = self.engine();
+        if let Err(e) = engine.call(|id| Request::Reset { id }, None).await {
+            self.engine_state.set(EngineState::Broken(e.to_string()));
+            return false;
+        }
+        let writes: Vec<WriteRecord> = self.session.with_untracked(|s| s.writes().cloned().collect());
+        let mut failed = 0;
+        for w in writes {
+            let cmd = w.command;
+            match engine.call(|id| Request::Command { id, command: cmd }, None).await {
+                Ok(Response::Command { reply, .. }) => {
+                    let ok = serde_json::from_str::<Value>(&reply).ok().is_some_and(|r| audits::reply_error(&r).is_none());
+                    if !ok {
+                        failed += 1;
+                    }
+                }
+                _ => failed += 1,
+            }
+        }
+        if failed > 0 {
+            self.error(format!("{failed} recorded write(s) failed on replay; the data may differ from the session."));
+        }
+        self.data_version.update(|v| *v += 1);
+        true
+    }
+
+    /// Opens a lesson with a fresh database.
+    pub fn open_lesson(&self, id: &str) {
+        let Some(lesson) = self.lessons.with_value(|ls| ls.iter().find(|l| l.id == id).cloned()) else { return };
+        self.audits.set(AuditSet::from_lesson(&lesson.audits));
+        self.lesson.set(Some(lesson));
+        self.step.set(0);
+        self.scripts.set(BTreeMap::new());
+        self.session.set(Session::default());
+        self.output.set(Vec::new());
+        self.run_error.set(None);
+        self.cost.set(None);
+        self.collection.set(None);
+        let pg = *self;
+        spawn_local(async move {
+            pg.replay().await;
+        });
+    }
+
+    /// "Reset lesson": the lesson's scripts, an empty database, no session.
+    pub fn reset_lesson(&self) {
+        if let Some(id) = self.lesson.with_untracked(|l| l.as_ref().map(|l| l.id.clone())) {
+            let user = self.audits.with_untracked(|a| a.user_audits());
+            self.open_lesson(&id);
+            self.audits.update(|a| a.audits.extend(user));
+            self.info("The lesson was reset: its scripts are back and the database is empty.");
+        }
+    }
+
+    /// The state to save or share.
+    pub fn saved(&self) -> Saved {
+        let mut s = Saved::new(&self.lesson.with(|l| l.as_ref().map(|l| l.id.clone()).unwrap_or_default()));
+        s.step = self.step.get();
+        s.scripts = self.scripts.get();
+        s.session = self.session.get();
+        s.audits = self.audits.with(|a| a.user_audits());
+        s.time_limit_ms = self.time_limit_ms.get();
+        s
+    }
+
+    /// Loads saved state (from storage or a share link) and replays it.
+    async fn load(&self, saved: Saved) {
+        let exists = self.lessons.with_value(|ls| ls.iter().any(|l| l.id == saved.lesson));
+        let id = if exists { saved.lesson.clone() } else { self.first_lesson_id() };
+        let Some(lesson) = self.lessons.with_value(|ls| ls.iter().find(|l| l.id == id).cloned()) else { return };
+        let mut audits = AuditSet::from_lesson(&lesson.audits);
+        audits.audits.extend(saved.audits.into_iter().map(|mut a| {
+            a.user = true;
+            a
+        }));
+        let steps = lesson.steps.len();
+        self.lesson.set(Some(lesson));
+        self.audits.set(audits);
+        self.step.set(saved.step.min(steps.saturating_sub(1)));
+        self.scripts.set(saved.scripts);
+        self.session.set(saved.session);
+        self.time_limit_ms.set(saved.time_limit_ms.clamp(500, 600_000));
+        self.replay().await;
+    }
+
+    fn first_lesson_id(&self) -> String {
+        self.lessons.with_value(|ls| ls.first().map(|l| l.id.clone()).unwrap_or_default())
+    }
+
+    /// Refreshes every audit's count.
+    pub async fn refresh_audits(&self) {
+        let list = self.audits.get_untracked().audits;
+        let mut counts = HashMap::new();
+        for a in list {
+            let r = match self.command(&a.count_command()).await {
+                Ok(reply) => audits::count_from_reply(&reply),
+                Err(e) => Err(e),
+            };
+            counts.insert(a.name.clone(), r);
+        }
+        self.audit_counts.set(counts);
+    }
+}
+
+fn document() -> web_sys::Document {
+    web_sys::window().and_then(|w| w.document()).expect("a browser document")
+}
+
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// Where the state comes from at start-up: a share link, else localStorage, else a fresh lesson.
+fn initial_state(pg: Pg) -> Option<Saved> {
+    let window = web_sys::window()?;
+    let hash = window.location().hash().unwrap_or_default();
+    if let Some(r) = state::from_fragment(&hash) {
+        // The link has done its job: later reloads use the saved state.
+        let _ = window.history().and_then(|h| {
+            let path = window.location().pathname().unwrap_or_default() + &window.location().search().unwrap_or_default();
+            h.replace_state_with_url(&JsValue::NULL, "", Some(&path))
+        });
+        match r {
+            Ok(s) => {
+                pg.info("Opened a shared playground.");
+                return Some(s);
+            }
+            Err(e) => pg.error(format!("This share link could not be opened: {e}. Started a fresh playground.")),
+        }
+    }
+    let storage = local_storage()?;
+    let text = storage.get_item(state::STORAGE_KEY).ok().flatten()?;
+    match state::decode(&text).or_else(|_| state::from_json(&text)) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            pg.error(format!("{e}. It was reset; the playground starts fresh."));
+            let _ = storage.remove_item(state::STORAGE_KEY);
+            None
+        }
+    }
+}
+
+/// `window.ppCommand(text)`: runs one read command (canonical Extended JSON text) and resolves to
+/// the reply's text. For the browser tests, which compare databases; it records nothing.
+fn install_test_hook(pg: Pg) {
+    let f = Closure::<dyn FnMut(String) -> js_sys::Promise>::new(move |text: String| {
+        wasm_bindgen_futures::future_to_promise(async move {
+            let cmd: Value = serde_json::from_str(&text).map_err(|e| JsValue::from_str(&e.to_string()))?;
+            let reply = pg.command(&cmd).await.map_err(|e| JsValue::from_str(&e))?;
+            Ok(JsValue::from_str(&reply.to_string()))
+        })
+    });
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &JsValue::from_str("ppCommand"), &f.into_js_value());
+    }
+}
+
+#[component]
+fn App() -> impl IntoView {
+    let pg = Pg::new();
+    provide_context(pg);
+
+    // Start-up: wait for the engine, then load the saved state (or the first lesson).
+    let initial = initial_state(pg);
+    spawn_local(async move {
+        match pg.engine().ready().await {
+            Ok(()) => pg.engine_state.set(EngineState::Ready),
+            Err(e) => {
+                pg.engine_state.set(EngineState::Broken(e.to_string()));
+                return;
+            }
+        }
+        match initial {
+            Some(s) => pg.load(s).await,
+            None => {
+                let id = pg.first_lesson_id();
+                pg.open_lesson(&id);
+            }
+        }
+        pg.loaded.set(true);
+        install_test_hook(pg);
+        if let Some(w) = web_sys::window() {
+            let _ = js_sys::Reflect::set(&w, &JsValue::from_str("ppReady"), &JsValue::TRUE);
+        }
+    });
+
+    // The one persistence effect: every change of the saved state goes to localStorage.
+    Effect::new(move |_| {
+        if !pg.loaded.get() {
+            return;
+        }
+        let text = state::encode(&pg.saved());
+        if let Some(storage) = local_storage() {
+            if storage.set_item(state::STORAGE_KEY, &text).is_err() {
+                pg.error("This browser's storage is full: the playground is not saved.");
+            }
+        }
+    });
+
+    // Audits are live: recount after every write and whenever the set changes.
+    Effect::new(move |_| {
+        let _ = pg.data_version.get();
+        let _ = pg.audits.with(|a| a.audits.len());
+        if !pg.loaded.get_untracked() && pg.data_version.get_untracked() == 0 {
+            return;
+        }
+        spawn_local(async move { pg.refresh_audits().await });
+    });
+
+    view! {
+        <Header/>
+        <NoticeBar/>
+        <nav class="tabs" role="tablist" aria-label="Playground tools">
+            {Tab::ALL.into_iter().map(|t| view! {
+                <button role="tab" id=format!("tab-{}", t.id()) aria-controls=format!("panel-{}", t.id())
+                    aria-selected=move || (pg.tab.get() == t).to_string()
+                    class:active=move || pg.tab.get() == t
+                    on:click=move |_| pg.tab.set(t)
+                    on:keydown=move |ev: web_sys::KeyboardEvent| {
+                        let i = Tab::ALL.iter().position(|x| *x == t).unwrap_or(0);
+                        let next = match ev.key().as_str() {
+                            "ArrowRight" => Some((i + 1) % Tab::ALL.len()),
+                            "ArrowLeft" => Some((i + Tab::ALL.len() - 1) % Tab::ALL.len()),
+                            _ => None,
+                        };
+                        if let Some(n) = next {
+                            pg.tab.set(Tab::ALL[n]);
+                            if let Some(el) = document().get_element_by_id(&format!("tab-{}", Tab::ALL[n].id())) {
+                                let _ = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el).map(|e| e.focus());
+                            }
+                        }
+                    }
+                >{t.label()}{move || (t == Tab::Audits).then(|| {
+                    let drifted: i64 = pg.audit_counts.with(|c| c.values().filter_map(|r| r.as_ref().ok()).sum());
+                    (drifted > 0).then(|| view! { <span class="badge" aria-label=format!("{drifted} drifted")>{drifted}</span> })
+                })}</button>
+            }).collect_view()}
+        </nav>
+        {move || match pg.engine_state.get() {
+            EngineState::Broken(m) => view! {
+                <div class="notice error" role="alert">"The database engine did not start: " {m}
+                    <button type="button" on:click=move |_| { let _ = web_sys::window().map(|w| w.location().reload()); }>"Reload"</button>
+                </div>
+            }.into_any(),
+            _ => ().into_any(),
+        }}
+        <section class="panel" role="tabpanel" id=move || format!("panel-{}", pg.tab.get().id())
+            aria-labelledby=move || format!("tab-{}", pg.tab.get().id())>
+            {move || match pg.tab.get() {
+                Tab::Lesson => view! { <super::lesson_view::LessonView/> }.into_any(),
+                Tab::Data => view! { <super::data_view::DataView/> }.into_any(),
+                Tab::Update => view! { <super::update_view::UpdateView/> }.into_any(),
+                Tab::Aggregate => view! { <super::aggregate_view::AggregateView/> }.into_any(),
+                Tab::Audits => view! { <super::audits_view::AuditsView/> }.into_any(),
+                Tab::Sizes => view! { <super::sizes_view::SizesView/> }.into_any(),
+                Tab::Export => view! { <super::export_view::ExportView/> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn Header() -> impl IntoView {
+    let pg = use_pg();
+    let lessons = pg.lessons.get_value();
+    view! {
+        <header class="top">
+            <h1><span class="leaf" aria-hidden="true">"◆"</span>" Pattern Playground"</h1>
+            <label class="field">
+                <span>"Lesson"</span>
+                <select aria-label="Lesson" prop:value=move || pg.lesson.with(|l| l.as_ref().map(|l| l.id.clone()).unwrap_or_default())
+                    on:change=move |ev| pg.open_lesson(&event_target_value(&ev))>
+                    {lessons.into_iter().map(|l| view! { <option value=l.id.clone()>{l.title.clone()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label class="field small">
+                <span>"Time limit (s)"</span>
+                <input type="number" min="0.5" max="600" step="0.5" aria-label="Script time limit in seconds"
+                    prop:value=move || (pg.time_limit_ms.get() as f64 / 1000.0).to_string()
+                    on:change=move |ev| {
+                        if let Ok(s) = event_target_value(&ev).parse::<f64>() {
+                            pg.time_limit_ms.set(((s * 1000.0) as u32).clamp(500, 600_000));
+                        }
+                    }/>
+            </label>
+            <button type="button" class="secondary" on:click=move |_| pg.reset_lesson()>"Reset lesson"</button>
+            <span class="engine-status" role="status">{move || match pg.engine_state.get() {
+                EngineState::Starting => "Starting the engine…".to_string(),
+                EngineState::Ready => if pg.busy.get() { "Running…".into() } else { "Engine ready".into() },
+                EngineState::Broken(_) => "Engine failed".into(),
+            }}</span>
+        </header>
+    }
+}
+
+#[component]
+fn NoticeBar() -> impl IntoView {
+    let pg = use_pg();
+    move || {
+        pg.notice.get().map(|n| {
+            view! {
+                <div class=if n.error { "notice error" } else { "notice" } role=if n.error { "alert" } else { "status" }>
+                    <span>{n.text}</span>
+                    <button type="button" class="link" aria-label="Dismiss the message" on:click=move |_| pg.notice.set(None)>"✕"</button>
+                </div>
+            }
+        })
+    }
+}

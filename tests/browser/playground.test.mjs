@@ -1,0 +1,294 @@
+// Browser tests of the playground: the built site (make dist) served from 127.0.0.1 and driven
+// with playwright-core in Debian's Chromium (never a downloaded browser). Run by
+// `make test-browser` (node --test). Screenshots of each main view go to tests/screenshots/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execFile } from "node:child_process";
+import { chromium } from "playwright-core";
+import { serve } from "./server.mjs";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const DIST = join(ROOT, "dist");
+const SHOTS = join(ROOT, "tests", "screenshots");
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+let server;
+let browser;
+let profile;
+
+before(async () => {
+  server = await serve(DIST, { prefix: "/sub/path" });
+  profile = await mkdtemp(join(tmpdir(), "pp-chromium-"));
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, `--user-data-dir=${profile}`], headless: true });
+  await mkdir(SHOTS, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+});
+
+/** A fresh context and page; fails the test on any uncaught page error. */
+async function open(url = server.url, { width = 1280, height = 900 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForFunction(() => window.ppReady === true, null, { timeout: 60_000 });
+  const ready = Date.now() - t0;
+  return { context, page, errors, ready };
+}
+
+const tab = (page, name) => page.getByRole("tab", { name }).click();
+
+async function setScript(page, text) {
+  await page.locator("#script-editor .cm-content").click();
+  await page.keyboard.press("ControlOrMeta+a");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(text);
+}
+
+async function runStep(page, n) {
+  await page.locator("ol.steps button").nth(n).click();
+  await page.locator("#run").click();
+  await page.waitForFunction(() => !document.querySelector("#run")?.disabled && document.querySelector("pre.output .line"), null, { timeout: 30_000 });
+}
+
+async function runAllSteps(page) {
+  const n = await page.locator("ol.steps button").count();
+  for (let i = 0; i < n; i++) await runStep(page, i);
+  return n;
+}
+
+/** Every collection's documents (canonical EJSON), read through the page's test hook. */
+async function dump(page) {
+  return page.evaluate(async () => {
+    const cmd = async (c) => JSON.parse(await window.ppCommand(JSON.stringify(c)));
+    const names = (await cmd({ listCollections: 1 })).cursor.firstBatch.map((c) => c.name).sort();
+    const out = {};
+    for (const n of names) out[n] = (await cmd({ find: n, filter: {}, limit: { $numberInt: "100000" } })).cursor.firstBatch;
+    return out;
+  });
+}
+
+const auditCount = (page, name) => page.locator(`li.audit[data-audit="${name}"] .count`).innerText();
+
+test("opens the first lesson and runs a step; reports time to interactive and download sizes", async () => {
+  const { context, page, errors, ready } = await open();
+  await page.locator("#script-editor .cm-content").waitFor();
+  console.log(`# time to interactive (first lesson, editor and engine ready): ${ready} ms`);
+  const files = [];
+  for (const [path, bytes] of server.sent) {
+    const body = await readFile(join(DIST, path));
+    files.push({ path, kb: bytes / 1024, gz: gzipSync(body, { level: 9 }).length / 1024 });
+  }
+  files.sort((a, b) => b.gz - a.gz);
+  for (const f of files) console.log(`# download ${f.path}: ${f.kb.toFixed(1)} KB, ${f.gz.toFixed(1)} KB gzipped`);
+  console.log(`# download total: ${files.reduce((a, f) => a + f.gz, 0).toFixed(1)} KB gzipped`);
+  await page.screenshot({ path: join(SHOTS, "lesson-1280.png"), fullPage: true });
+  await runStep(page, 0);
+  const out = await page.locator("pre.output").innerText();
+  assert.match(out, /lamp: \d+ bytes/);
+  assert.deepEqual(errors, []);
+  await page.screenshot({ path: join(SHOTS, "lesson-run.png"), fullPage: true });
+  await context.close();
+});
+
+test("the lesson is usable at 390 px wide and the editor runs with Ctrl+Enter", async () => {
+  const { context, page } = await open(server.url, { width: 390, height: 844 });
+  await setScript(page, 'print("hello from " + "ctrl-enter")');
+  await page.keyboard.press("Control+Enter");
+  await page.locator("pre.output .line", { hasText: "hello from ctrl-enter" }).waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `page is ${overflow}px wider than the viewport`);
+  await page.screenshot({ path: join(SHOTS, "lesson-390.png"), fullPage: true });
+  await context.close();
+});
+
+test("edit a document and see its size change", async () => {
+  const { context, page } = await open();
+  await runStep(page, 0);
+  await tab(page, "Data");
+  await page.getByRole("button", { name: "products" }).click();
+  await page.locator(".doc-button").nth(1).click();
+  const sizeText = () => page.locator(".doc-size").innerText();
+  await page.locator(".doc-size", { hasText: "BSON size" }).waitFor();
+  const before = await sizeText();
+  await page.screenshot({ path: join(SHOTS, "data.png"), fullPage: true });
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  const area = page.locator("#doc-edit");
+  const doc = JSON.parse(await area.inputValue());
+  // An invalid edit is refused with a position.
+  await area.fill('{ "_id": "mug", "name": }');
+  await page.locator("#doc-edit-status", { hasText: "line 1, column" }).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Save document" }).isDisabled(), true);
+  doc.note = "x".repeat(1000);
+  await area.fill(JSON.stringify(doc, null, 2));
+  await page.getByRole("button", { name: "Save document" }).click();
+  await page.waitForFunction((b) => document.querySelector(".doc-size")?.innerText !== b, before);
+  const after = await sizeText();
+  const bytes = (t) => Number(/\((\d+) bytes\)/.exec(t)[1]);
+  assert.ok(bytes(after) >= bytes(before) + 1000, `${before} -> ${after}`);
+  await context.close();
+});
+
+test("preview and apply an update and see the diff", async () => {
+  const { context, page } = await open();
+  await runStep(page, 0);
+  await runStep(page, 1);
+  await tab(page, "Update");
+  await page.getByLabel("Ready-made update").selectOption({ label: "Subset: push a review, keep the newest five" });
+  await page.locator("#preview-update").click();
+  await page.locator(".preview-counts", { hasText: "1 matched · 1 modified" }).waitFor();
+  const paths = await page.locator("table.diff th[scope=row]").allInnerTexts();
+  assert.ok(paths.some((p) => p.startsWith("recentReviews")), paths.join(","));
+  assert.ok(paths.includes("reviewCount"), paths.join(","));
+  await page.screenshot({ path: join(SHOTS, "update-preview.png"), fullPage: true });
+  await page.locator("#apply-update").click();
+  await page.locator(".notice", { hasText: "Applied: 1 matched, 1 modified" }).waitFor();
+  await context.close();
+});
+
+test("an audit goes up after a stale write and back to 0 after Repair", async () => {
+  const { context, page } = await open();
+  await runStep(page, 0);
+  await runStep(page, 1);
+  await runStep(page, 2);
+  await tab(page, "Audits");
+  const name = "More than five inline reviews";
+  await page.waitForFunction((n) => document.querySelector(`li.audit[data-audit="${n}"] .count`)?.innerText === "0", name);
+  await tab(page, "Lesson");
+  await runStep(page, 3);
+  await tab(page, "Audits");
+  await page.waitForFunction((n) => document.querySelector(`li.audit[data-audit="${n}"] .count`)?.innerText === "1", name);
+  await page.locator(`li.audit[data-audit="${name}"]`).getByRole("button", { name: "Show documents" }).click();
+  await page.locator(`li.audit[data-audit="${name}"] ul.drifted li`).first().waitFor();
+  await page.screenshot({ path: join(SHOTS, "audits.png"), fullPage: true });
+  await page.locator(`li.audit[data-audit="${name}"]`).getByRole("button", { name: "Repair" }).click();
+  await page.waitForFunction((n) => document.querySelector(`li.audit[data-audit="${n}"] .count`)?.innerText === "0", name);
+  assert.equal(await auditCount(page, name), "0");
+  await context.close();
+});
+
+test("aggregation runs stage by stage; sizes chart and costs show", async () => {
+  const { context, page } = await open();
+  await runStep(page, 0);
+  await tab(page, "Aggregate");
+  await page.locator("#pipeline-text").fill('[{"$match": {}}, {"$project": {"n": {"$size": "$reviews"}}}, {"$sort": {"n": -1}}]');
+  await page.getByRole("button", { name: "Run stage by stage" }).click();
+  await page.locator(".stage-list button").nth(2).waitFor();
+  assert.equal(await page.locator(".stage-list button").count(), 3);
+  await page.locator(".stage-list button").first().click();
+  await page.screenshot({ path: join(SHOTS, "aggregate.png"), fullPage: true });
+  await tab(page, "Sizes");
+  await page.getByLabel("Collection for the size chart").selectOption("products");
+  await page.locator(".chart svg rect").first().waitFor();
+  await page.screenshot({ path: join(SHOTS, "sizes.png"), fullPage: true });
+  await context.close();
+});
+
+test("export the session, re-run it headlessly and compare the databases", async () => {
+  const { context, page } = await open();
+  await runAllSteps(page);
+  // A UI write too, with hostile text.
+  await tab(page, "Data");
+  await page.getByRole("button", { name: "+ Insert a document" }).click();
+  await page.getByLabel("Collection", { exact: true }).fill("hostile");
+  await page.locator("#new-doc-text").fill(JSON.stringify({ s: "quote\" back\\ </script> \u2028 é 🍃 ${x} `", nested: { "$weird": 1, "a b": [1.5, { $numberLong: "9007199254740993" }] } }));
+  await page.getByRole("button", { name: "Insert", exact: true }).click();
+  await page.locator(".notice", { hasText: "Document inserted." }).waitFor();
+  const expected = await dump(page);
+  await tab(page, "Export & share");
+  const script = await page.locator("#export-script").innerText();
+  await page.screenshot({ path: join(SHOTS, "export.png"), fullPage: true });
+  assert.match(script, /insertMany\(EJSON\.deserialize/);
+  assert.match(script, /Health check/);
+  const dir = await mkdtemp(join(tmpdir(), "pp-export-"));
+  const file = join(dir, "session.js");
+  await writeFile(file, script + "\n" + DUMP_SNIPPET);
+  const { stdout } = await new Promise((ok, fail) =>
+    execFile("make", ["--no-print-directory", "-s", "script", `SCRIPT=${file}`], { cwd: ROOT, maxBuffer: 256 << 20 }, (e, stdout, stderr) =>
+      e ? fail(new Error(`make script failed: ${e.message}\n${stderr}`)) : ok({ stdout })),
+  );
+  const marker = stdout.lastIndexOf("PP-DUMP ");
+  assert.ok(marker >= 0, stdout.slice(-2000));
+  const replayed = JSON.parse(stdout.slice(marker + 8).split("\n")[0]);
+  assert.deepEqual(replayed, expected);
+  await rm(dir, { recursive: true, force: true });
+  await context.close();
+});
+
+// Appended to the exported script: prints every collection as canonical Extended JSON.
+const DUMP_SNIPPET = `
+{
+  const out = {};
+  for (const n of db.getCollectionNames().sort()) {
+    out[n] = EJSON.serialize(db.getCollection(n).find().toArray(), { relaxed: false });
+  }
+  print("PP-DUMP " + JSON.stringify(out));
+}
+`;
+
+test("reload finds the state; a share link opens the same playground in a fresh browser context", async () => {
+  const { context, page } = await open();
+  await runStep(page, 0);
+  await setScript(page, 'db.notes.insertOne({ _id: 1, text: "kept" }); print("edited")');
+  await page.locator("#run").click();
+  await page.locator("pre.output .line", { hasText: "edited" }).waitFor();
+  const expected = await dump(page);
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true);
+  assert.deepEqual(await dump(page), expected);
+  assert.match(await page.locator("#script-editor .cm-content").innerText(), /kept/);
+  await tab(page, "Export & share");
+  const link = await page.locator("#share-link").inputValue();
+  assert.ok(link.includes("#s="), link.slice(0, 200));
+  const other = await open(link);
+  assert.deepEqual(await dump(other.page), expected);
+  await other.page.locator(".notice", { hasText: "Opened a shared playground." }).waitFor();
+  await other.context.close();
+  // A damaged link gives a message and a fresh playground, never a blank page.
+  const broken = await open(server.url + "#s=AAAAnot-a-playground");
+  await broken.page.locator(".notice.error", { hasText: "could not be opened" }).waitFor();
+  assert.ok(await broken.page.locator("#run").isVisible());
+  await broken.context.close();
+  await context.close();
+});
+
+test("a runaway loop is stopped, the data restored, and the page still works", async () => {
+  const { context, page } = await open();
+  await runStep(page, 0);
+  const expected = await dump(page);
+  await page.getByLabel("Script time limit in seconds").fill("2");
+  await page.getByLabel("Script time limit in seconds").press("Enter");
+  await setScript(page, 'db.products.deleteMany({}); while (true) {}');
+  const t0 = Date.now();
+  await page.locator("#run").click();
+  await page.locator(".notice.error", { hasText: "was stopped" }).waitFor({ timeout: 20_000 });
+  console.log(`# runaway script stopped after ${Date.now() - t0} ms (limit 2 s)`);
+  assert.deepEqual(await dump(page), expected);
+  await setScript(page, 'print("alive", db.products.countDocuments({}))');
+  await page.locator("#run").click();
+  await page.locator("pre.output .line", { hasText: "alive 2" }).waitFor();
+  await context.close();
+});
+
+test("dark theme follows the system", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: "dark" });
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.ppReady === true);
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.notEqual(bg, "rgb(255, 255, 255)");
+  await page.screenshot({ path: join(SHOTS, "lesson-dark.png"), fullPage: true });
+  await context.close();
+});
