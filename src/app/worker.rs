@@ -11,7 +11,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+use web_sys::{MessageEvent, Worker, WorkerOptions};
 
 use crate::protocol::{Request, Response};
 
@@ -70,8 +70,8 @@ impl Engine {
 
     fn start(&self) {
         let mut inner = self.inner.borrow_mut();
+        // A classic worker: www/worker.js loads the engine's glue and the runtime with importScripts.
         let opts = WorkerOptions::new();
-        opts.set_type(WorkerType::Module);
         opts.set_name("engine");
         let pending = inner.pending.clone();
         let ready_resolve: Rc<RefCell<Option<(Function, Function)>>> = Rc::new(RefCell::new(None));
@@ -94,6 +94,13 @@ impl Engine {
             if kind.as_deref() == Some("ready") {
                 if let Some((resolve, _)) = rr.borrow_mut().take() {
                     let _ = resolve.call0(&JsValue::NULL);
+                }
+                return;
+            }
+            if kind.as_deref() == Some("failed") {
+                let why = js_sys::Reflect::get(&data, &JsValue::from_str("error")).ok().and_then(|e| e.as_string());
+                if let Some((_, reject)) = rr.borrow_mut().take() {
+                    let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(&why.unwrap_or_else(|| "the engine did not load".into())));
                 }
                 return;
             }
@@ -192,6 +199,10 @@ impl Engine {
             }
         };
         let data = waited.map_err(|e| EngineError::Broken(js_text(&e)))?;
+        // A request the worker could not serve: { id, kind, error: "<message>" }.
+        if let Some(why) = js_sys::Reflect::get(&data, &JsValue::from_str("error")).ok().and_then(|e| e.as_string()) {
+            return Err(EngineError::Broken(why));
+        }
         serde_wasm_bindgen::from_value::<Response>(data)
             .map_err(|e| EngineError::Broken(format!("unexpected answer from the worker: {e}")))
     }
