@@ -93,7 +93,7 @@ impl AuditSet {
         let mut s = String::from("\n// Health check: how many documents each drift audit finds (0 = healthy).\n");
         for a in &self.audits {
             s.push_str(&format!(
-                "print({} + \": \" + db.getCollection({}).countDocuments(EJSON.deserialize({})));\n",
+                "print({} + \": \" + db.getCollection({}).countDocuments(EJSON.deserialize({}, {{ relaxed: false }})));\n",
                 js_string(&a.name),
                 js_string(&a.collection),
                 js_literal(&a.filter)
@@ -208,6 +208,6 @@ mod tests {
         let mut set = AuditSet::default();
         set.add("Stale \"names\"", "orders", "{\"a\": 1}", "").unwrap();
         let js = set.health_check_js();
-        assert!(js.contains(r#"print("Stale \"names\"" + ": " + db.getCollection("orders").countDocuments(EJSON.deserialize({"a":{"$numberInt":"1"}})));"#), "{js}");
+        assert!(js.contains(r#"print("Stale \"names\"" + ": " + db.getCollection("orders").countDocuments(EJSON.deserialize({"a":{"$numberInt":"1"}}, { relaxed: false })));"#), "{js}");
     }
 }

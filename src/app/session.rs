@@ -109,14 +109,14 @@ pub fn statement(w: &WriteRecord) -> String {
             let only_ordered = cmd.as_object().is_some_and(|o| o.keys().all(|k| k == "insert" || k == "documents" || k == "ordered"));
             if only_ordered {
                 return format!(
-                    "db.getCollection({}).insertMany(EJSON.deserialize({}));",
+                    "db.getCollection({}).insertMany(EJSON.deserialize({}, {{ relaxed: false }}));",
                     js_string(&w.collection),
                     js_literal(docs)
                 );
             }
         }
     }
-    format!("db.runCommand(EJSON.deserialize({}));", js_literal(&cmd))
+    format!("db.runCommand(EJSON.deserialize({}, {{ relaxed: false }}));", js_literal(&cmd))
 }
 
 /// After an upsert that inserted, pins the generated `_id` into the recorded update's filter so
@@ -150,7 +150,7 @@ mod tests {
         let ins = w("o", json!({"insert": "o", "documents": [{"_id": {"$oid": "65f0a1b2c3d4e5f601234567"}, "n": {"$numberInt": "1"}}]}));
         assert_eq!(
             statement(&ins),
-            r#"db.getCollection("o").insertMany(EJSON.deserialize([{"_id":{"$oid":"65f0a1b2c3d4e5f601234567"},"n":{"$numberInt":"1"}}]));"#
+            r#"db.getCollection("o").insertMany(EJSON.deserialize([{"_id":{"$oid":"65f0a1b2c3d4e5f601234567"},"n":{"$numberInt":"1"}}], { relaxed: false }));"#
         );
         let upd = w("o", json!({"update": "o", "updates": [{"q": {}, "u": {"$inc": {"n": {"$numberInt": "1"}}}, "multi": true}]}));
         assert!(statement(&upd).starts_with(r#"db.runCommand(EJSON.deserialize({"update":"o","updates""#));
@@ -167,7 +167,7 @@ mod tests {
         assert!(!s.contains('\u{2028}'));
         // The literal parses back (as JSON) to the very same values.
         let start = s.find("EJSON.deserialize(").unwrap() + "EJSON.deserialize(".len();
-        let lit = &s[start..s.len() - 3];
+        let lit = &s[start..s.len() - ", { relaxed: false }));".len()];
         let back: Value = serde_json::from_str(lit).unwrap();
         assert_eq!(back[0]["k"], json!(nasty));
         assert!(s.starts_with(r#"db.getCollection("we\"ird\u003c/script\u003e")"#), "{s}");

@@ -20,19 +20,18 @@ const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run
 
 let server;
 let browser;
-let profile;
 
 before(async () => {
   server = await serve(DIST, { prefix: "/sub/path" });
-  profile = await mkdtemp(join(tmpdir(), "pp-chromium-"));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, `--user-data-dir=${profile}`], headless: true });
+  // playwright's launch() gives Chromium a fresh, temporary --user-data-dir of its own (and removes
+  // it on close); contexts are isolated from one another (storage, cookies) on top of that.
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
   await mkdir(SHOTS, { recursive: true });
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
 /** A fresh context and page; fails the test on any uncaught page error. */
@@ -75,7 +74,12 @@ async function dump(page) {
     const cmd = async (c) => JSON.parse(await window.ppCommand(JSON.stringify(c)));
     const names = (await cmd({ listCollections: 1 })).cursor.firstBatch.map((c) => c.name).sort();
     const out = {};
-    for (const n of names) out[n] = (await cmd({ find: n, filter: {}, limit: { $numberInt: "100000" } })).cursor.firstBatch;
+    for (const n of names) {
+      out[n] = {
+        docs: (await cmd({ find: n, filter: {}, batchSize: { $numberInt: "1000000" } })).cursor.firstBatch,
+        indexes: (await cmd({ listIndexes: n })).cursor.firstBatch,
+      };
+    }
     return out;
   });
 }
@@ -97,7 +101,7 @@ test("opens the first lesson and runs a step; reports time to interactive and do
   await page.screenshot({ path: join(SHOTS, "lesson-1280.png"), fullPage: true });
   await runStep(page, 0);
   const out = await page.locator("pre.output").innerText();
-  assert.match(out, /lamp: \d+ bytes/);
+  assert.match(out, /film document size: \d+ bytes/);
   assert.deepEqual(errors, []);
   await page.screenshot({ path: join(SHOTS, "lesson-run.png"), fullPage: true });
   await context.close();
@@ -117,9 +121,10 @@ test("the lesson is usable at 390 px wide and the editor runs with Ctrl+Enter", 
 test("edit a document and see its size change", async () => {
   const { context, page } = await open();
   await runStep(page, 0);
+  await runStep(page, 1);
   await tab(page, "Data");
-  await page.getByRole("button", { name: "products" }).click();
-  await page.locator(".doc-button").nth(1).click();
+  await page.getByRole("button", { name: "films", exact: true }).click();
+  await page.locator(".doc-button").first().click();
   const sizeText = () => page.locator(".doc-size").innerText();
   await page.locator(".doc-size", { hasText: "BSON size" }).waitFor();
   const before = await sizeText();
@@ -128,7 +133,7 @@ test("edit a document and see its size change", async () => {
   const area = page.locator("#doc-edit");
   const doc = JSON.parse(await area.inputValue());
   // An invalid edit is refused with a position.
-  await area.fill('{ "_id": "mug", "name": }');
+  await area.fill('{ "_id": "F-1001", "title": }');
   await page.locator("#doc-edit-status", { hasText: "line 1, column" }).waitFor();
   assert.equal(await page.getByRole("button", { name: "Save document" }).isDisabled(), true);
   doc.note = "x".repeat(1000);
@@ -146,12 +151,12 @@ test("preview and apply an update and see the diff", async () => {
   await runStep(page, 0);
   await runStep(page, 1);
   await tab(page, "Update");
-  await page.getByLabel("Ready-made update").selectOption({ label: "Subset: push a review, keep the newest five" });
+  await page.getByLabel("Ready-made update").selectOption({ label: "Subset: push a comment, keep the newest ten" });
   await page.locator("#preview-update").click();
   await page.locator(".preview-counts", { hasText: "1 matched · 1 modified" }).waitFor();
   const paths = await page.locator("table.diff th[scope=row]").allInnerTexts();
-  assert.ok(paths.some((p) => p.startsWith("recentReviews")), paths.join(","));
-  assert.ok(paths.includes("reviewCount"), paths.join(","));
+  assert.ok(paths.some((p) => p.startsWith("recentComments")), paths.join(","));
+  assert.ok(paths.includes("commentCount"), paths.join(","));
   await page.screenshot({ path: join(SHOTS, "update-preview.png"), fullPage: true });
   await page.locator("#apply-update").click();
   await page.locator(".notice", { hasText: "Applied: 1 matched, 1 modified" }).waitFor();
@@ -160,14 +165,12 @@ test("preview and apply an update and see the diff", async () => {
 
 test("an audit goes up after a stale write and back to 0 after Repair", async () => {
   const { context, page } = await open();
-  await runStep(page, 0);
-  await runStep(page, 1);
-  await runStep(page, 2);
+  for (const i of [0, 1, 2, 3]) await runStep(page, i);
   await tab(page, "Audits");
-  const name = "More than five inline reviews";
+  const name = "Inline comments over the cap";
   await page.waitForFunction((n) => document.querySelector(`li.audit[data-audit="${n}"] .count`)?.innerText === "0", name);
   await tab(page, "Lesson");
-  await runStep(page, 3);
+  await runStep(page, 4);
   await tab(page, "Audits");
   await page.waitForFunction((n) => document.querySelector(`li.audit[data-audit="${n}"] .count`)?.innerText === "1", name);
   await page.locator(`li.audit[data-audit="${name}"]`).getByRole("button", { name: "Show documents" }).click();
@@ -182,16 +185,20 @@ test("an audit goes up after a stale write and back to 0 after Repair", async ()
 test("aggregation runs stage by stage; sizes chart and costs show", async () => {
   const { context, page } = await open();
   await runStep(page, 0);
+  await runStep(page, 1);
   await tab(page, "Aggregate");
-  await page.locator("#pipeline-text").fill('[{"$match": {}}, {"$project": {"n": {"$size": "$reviews"}}}, {"$sort": {"n": -1}}]');
+  await page.getByLabel("Collection", { exact: true }).fill("filmsEmbedded");
+  await page.locator("#pipeline-text").fill('[{"$match": {}}, {"$project": {"n": {"$size": "$comments"}}}, {"$sort": {"n": -1}}]');
   await page.getByRole("button", { name: "Run stage by stage" }).click();
   await page.locator(".stage-list button").nth(2).waitFor();
   assert.equal(await page.locator(".stage-list button").count(), 3);
   await page.locator(".stage-list button").first().click();
   await page.screenshot({ path: join(SHOTS, "aggregate.png"), fullPage: true });
   await tab(page, "Sizes");
-  await page.getByLabel("Collection for the size chart").selectOption("products");
-  await page.locator(".chart svg rect").first().waitFor();
+  await page.getByLabel("Collection for the size chart").selectOption("comments");
+  await page.locator(".chart figcaption", { hasText: "3000 documents" }).waitFor();
+  assert.ok((await page.locator(".chart svg rect.hbar").count()) > 1);
+  await page.locator("dl.costs").waitFor();
   await page.screenshot({ path: join(SHOTS, "sizes.png"), fullPage: true });
   await context.close();
 });
@@ -216,7 +223,7 @@ test("export the session, re-run it headlessly and compare the databases", async
   const file = join(dir, "session.js");
   await writeFile(file, script + "\n" + DUMP_SNIPPET);
   const { stdout } = await new Promise((ok, fail) =>
-    execFile("make", ["--no-print-directory", "-s", "script", `SCRIPT=${file}`], { cwd: ROOT, maxBuffer: 256 << 20 }, (e, stdout, stderr) =>
+    execFile("make", ["--no-print-directory", "-s", "script", `FILE=${file}`], { cwd: ROOT, maxBuffer: 256 << 20 }, (e, stdout, stderr) =>
       e ? fail(new Error(`make script failed: ${e.message}\n${stderr}`)) : ok({ stdout })),
   );
   const marker = stdout.lastIndexOf("PP-DUMP ");
@@ -232,7 +239,10 @@ const DUMP_SNIPPET = `
 {
   const out = {};
   for (const n of db.getCollectionNames().sort()) {
-    out[n] = EJSON.serialize(db.getCollection(n).find().toArray(), { relaxed: false });
+    out[n] = {
+      docs: EJSON.serialize(db.getCollection(n).find().toArray(), { relaxed: false }),
+      indexes: EJSON.serialize(db.getCollection(n).getIndexes(), { relaxed: false }),
+    };
   }
   print("PP-DUMP " + JSON.stringify(out));
 }
@@ -270,15 +280,15 @@ test("a runaway loop is stopped, the data restored, and the page still works", a
   const expected = await dump(page);
   await page.getByLabel("Script time limit in seconds").fill("2");
   await page.getByLabel("Script time limit in seconds").press("Enter");
-  await setScript(page, 'db.products.deleteMany({}); while (true) {}');
+  await setScript(page, 'db.filmsEmbedded.deleteMany({}); while (true) {}');
   const t0 = Date.now();
   await page.locator("#run").click();
   await page.locator(".notice.error", { hasText: "was stopped" }).waitFor({ timeout: 20_000 });
   console.log(`# runaway script stopped after ${Date.now() - t0} ms (limit 2 s)`);
   assert.deepEqual(await dump(page), expected);
-  await setScript(page, 'print("alive", db.products.countDocuments({}))');
+  await setScript(page, 'print("alive", db.filmsEmbedded.countDocuments({}))');
   await page.locator("#run").click();
-  await page.locator("pre.output .line", { hasText: "alive 2" }).waitFor();
+  await page.locator("pre.output .line", { hasText: "alive 1" }).waitFor();
   await context.close();
 });
 
