@@ -394,8 +394,11 @@ export class Collection {
     try {
       collStats = new AggregationCursor(this._shell, this._name, [{ $collStats: { storageStats: { scale: 1 } } }]).toArray();
     } catch (e) {
-      if (e?.codeName === 'FailedToParse' || e?.code === 13388 || e?.code === 40324 || e?.codeName === 'StaleConfig') {
-        // no $collStats stage: the collStats command's reply is the same storageStats document
+      // mongosh falls back to collStats on FailedToParse, 13388 and StaleConfig; the playground
+      // also does when the engine has no $collStats stage (unrecognized or NotImplemented):
+      // the collStats command's reply is the same storageStats document.
+      const noStage = e?.code === 40324 || e?.codeName === 'NotImplemented';
+      if (e?.codeName === 'FailedToParse' || e?.code === 13388 || e?.codeName === 'StaleConfig' || noStage) {
         collStats = [{ storageStats: this._client.command({ collStats: this._name, scale: 1 }) }];
       } else {
         throw e;
