@@ -233,7 +233,7 @@ impl Collection {
         if let (Some(ix), Some(id)) = (&mut self.id_index, doc.get("_id")) {
             ix.insert(value::hash_key(id), rid);
         }
-        for ix in self.indexes.iter_mut().filter(|i| !i.is_id()) {
+        for ix in self.indexes.iter_mut() {
             ix.add(doc, rid);
         }
     }
@@ -245,7 +245,7 @@ impl Collection {
                 ix.remove(&k);
             }
         }
-        for ix in self.indexes.iter_mut().filter(|i| !i.is_id()) {
+        for ix in self.indexes.iter_mut() {
             ix.remove(doc, rid);
         }
     }

@@ -1,9 +1,9 @@
-//! Index specifications and unique-key enforcement. Specs are stored as the server lists them
-//! (`{ v: 2, key, name, ...options }`); unique indexes keep a map from key to record ids so that
-//! a write can be checked before it is applied. (Query planning over secondary indexes is a later
-//! piece of work; `_id` lookups use the collection's own map.)
+//! Indexes: specifications as the server lists them (`{ v: 2, key, name, ...options }`) and the
+//! keys of every document in index order (a B-tree from key to record ids), which the planner
+//! scans and unique indexes check before a write is applied.
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
 
 use bson::{doc, Bson, Document};
 
@@ -28,9 +28,55 @@ pub struct Index {
     pub unique: bool,
     pub sparse: bool,
     partial: Option<Matcher>,
-    /// Unique indexes only: key bytes -> record ids holding that key.
-    entries: HashMap<Vec<u8>, Vec<u64>>,
+    /// Index order of each key field: `true` for descending.
+    descending: Vec<bool>,
+    /// The keys in index order, each with the record ids holding it (ascending).
+    entries: BTreeMap<IndexKey, Vec<u64>>,
+    /// True once a document put several keys in the index (an array on a key path).
+    pub multikey: bool,
 }
+
+/// One component of an index key, ordered as the index orders its field.
+#[derive(Debug, Clone)]
+pub enum KeyPart {
+    Asc(Bson),
+    Desc(Bson),
+}
+
+impl KeyPart {
+    pub fn value(&self) -> &Bson {
+        match self {
+            KeyPart::Asc(v) | KeyPart::Desc(v) => v,
+        }
+    }
+}
+
+impl PartialEq for KeyPart {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for KeyPart {}
+
+impl PartialOrd for KeyPart {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for KeyPart {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (KeyPart::Desc(a), KeyPart::Desc(b)) => value::compare(b, a),
+            _ => value::compare(self.value(), other.value()),
+        }
+    }
+}
+
+/// An index key: one part per key field, compared field by field in index order.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct IndexKey(pub Vec<KeyPart>);
 
 /// The spec of the `_id` index.
 pub fn id_index_spec() -> Document {
@@ -88,7 +134,9 @@ impl Index {
             unique: true,
             sparse: false,
             partial: None,
-            entries: HashMap::new(),
+            descending: vec![false],
+            entries: BTreeMap::new(),
+            multikey: false,
         })
     }
 
@@ -200,7 +248,11 @@ impl Index {
                 listed.insert(k.clone(), v.clone());
             }
         }
-        Ok(Index { spec: listed, name, key, unique, sparse, partial, entries: HashMap::new() })
+        let descending = key
+            .values()
+            .map(|v| value::Number::from_bson(v).map(|n| n.to_f64() < 0.0).unwrap_or(false))
+            .collect();
+        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: BTreeMap::new(), multikey: false })
     }
 
     /// True for the `_id` index.
@@ -220,8 +272,10 @@ impl Index {
     }
 
     /// The distinct keys `doc` has in this index (`None` when the index leaves it out: sparse or
-    /// partial). Errors for parallel arrays in a compound key.
-    pub fn keys_of(&self, doc: &Document) -> Result<Option<Vec<Document>>> {
+    /// partial), and whether an array made it several. Errors for parallel arrays: two key
+    /// fields that go through different arrays (`{a: 1, b: 1}` on `{a: [..], b: [..]}`); fields
+    /// through one array (`attrs.k`, `attrs.v`) are fine.
+    pub fn keys_with_multikey(&self, doc: &Document) -> Result<Option<(Vec<Document>, bool)>> {
         if let Some(p) = &self.partial {
             let env = Env::new(bson::DateTime::from_millis(0));
             if !p.matches(doc, &env)? {
@@ -229,35 +283,36 @@ impl Index {
             }
         }
         let mut per_field: Vec<(String, Vec<Bson>)> = Vec::new();
-        let mut array_fields: Vec<String> = Vec::new();
+        let mut arrays: Vec<(String, Vec<String>)> = Vec::new();
         let mut all_missing = true;
         for field in self.key.keys() {
             let parts: Vec<&str> = field.split('.').collect();
-            let mut vals = Vec::new();
-            let mut multikey = false;
-            let mut found = false;
+            let mut w = KeyWalk::default();
             match doc.get(parts[0]) {
-                Some(v) => collect_key_values(v, &parts[1..], &mut vals, &mut multikey, &mut found),
-                None => vals.push(Bson::Null),
+                Some(v) => w.collect(v, &parts, 1),
+                None => w.values.push(Bson::Null),
             }
-            if found {
+            if w.found {
                 all_missing = false;
             }
-            if multikey {
-                array_fields.push(field.clone());
+            if !w.arrays.is_empty() {
+                arrays.push((field.clone(), w.arrays));
             }
-            per_field.push((field.clone(), vals));
+            per_field.push((field.clone(), w.values));
         }
         if self.sparse && all_missing {
             return Ok(None);
         }
-        if array_fields.len() > 1 {
-            return Err(Error::code(
-                171,
-                format!("cannot index parallel arrays [{}] [{}]", array_fields[1], array_fields[0]),
-            ));
+        for (i, (fa, a)) in arrays.iter().enumerate() {
+            for (fb, b) in &arrays[i + 1..] {
+                let a_in_b = a.iter().all(|p| b.contains(p));
+                let b_in_a = b.iter().all(|p| a.contains(p));
+                if !a_in_b && !b_in_a {
+                    return Err(Error::code(171, format!("cannot index parallel arrays [{fb}] [{fa}]")));
+                }
+            }
         }
-        // Cartesian product (only one field can have several values).
+        // The cartesian product of the fields' values.
         let mut keys: Vec<Document> = vec![Document::new()];
         for (field, vals) in per_field {
             let mut next = Vec::with_capacity(keys.len() * vals.len().max(1));
@@ -272,7 +327,37 @@ impl Index {
         }
         let mut seen = std::collections::HashSet::new();
         keys.retain(|k| seen.insert(key_bytes(k)));
-        Ok(Some(keys))
+        Ok(Some((keys, !arrays.is_empty())))
+    }
+
+    /// The distinct keys `doc` has in this index (see [`Index::keys_with_multikey`]).
+    pub fn keys_of(&self, doc: &Document) -> Result<Option<Vec<Document>>> {
+        Ok(self.keys_with_multikey(doc)?.map(|(k, _)| k))
+    }
+
+    /// A key document (`{ field: value, .. }`) as this index orders it.
+    pub fn index_key(&self, key: &Document) -> IndexKey {
+        IndexKey(
+            key.values()
+                .zip(&self.descending)
+                .map(|(v, desc)| if *desc { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) })
+                .collect(),
+        )
+    }
+
+    /// Whether key field `i` is descending.
+    pub fn is_descending(&self, i: usize) -> bool {
+        self.descending.get(i).copied().unwrap_or(false)
+    }
+
+    /// The keys in index order with their record ids.
+    pub fn entries(&self) -> &BTreeMap<IndexKey, Vec<u64>> {
+        &self.entries
+    }
+
+    /// The number of keys.
+    pub fn key_count(&self) -> usize {
+        self.entries.values().map(Vec::len).sum()
     }
 
     /// Checks that `doc` (to be stored as record `rid`) would not duplicate a key of this unique
@@ -283,7 +368,7 @@ impl Index {
         }
         let Some(keys) = self.keys_of(doc)? else { return Ok(()) };
         for k in keys {
-            if let Some(rids) = self.entries.get(&key_bytes(&k)) {
+            if let Some(rids) = self.entries.get(&self.index_key(&k)) {
                 if rids.iter().any(|r| *r != rid) {
                     return Err(self.duplicate_error(ns, &k));
                 }
@@ -297,16 +382,14 @@ impl Index {
         duplicate_key_error(ns, &self.name, &self.key, key)
     }
 
-    /// Records `doc`'s keys for record `rid` (unique indexes only).
+    /// Records `doc`'s keys for record `rid`.
     pub fn add(&mut self, doc: &Document, rid: u64) {
-        if !self.unique {
-            return;
-        }
-        if let Ok(Some(keys)) = self.keys_of(doc) {
+        if let Ok(Some((keys, multikey))) = self.keys_with_multikey(doc) {
+            self.multikey |= multikey;
             for k in keys {
-                let e = self.entries.entry(key_bytes(&k)).or_default();
-                if !e.contains(&rid) {
-                    e.push(rid);
+                let e = self.entries.entry(self.index_key(&k)).or_default();
+                if let Err(pos) = e.binary_search(&rid) {
+                    e.insert(pos, rid);
                 }
             }
         }
@@ -314,16 +397,13 @@ impl Index {
 
     /// Forgets `doc`'s keys for record `rid`.
     pub fn remove(&mut self, doc: &Document, rid: u64) {
-        if !self.unique {
-            return;
-        }
         if let Ok(Some(keys)) = self.keys_of(doc) {
             for k in keys {
-                let kb = key_bytes(&k);
-                if let Some(e) = self.entries.get_mut(&kb) {
+                let ik = self.index_key(&k);
+                if let Some(e) = self.entries.get_mut(&ik) {
                     e.retain(|r| *r != rid);
                     if e.is_empty() {
-                        self.entries.remove(&kb);
+                        self.entries.remove(&ik);
                     }
                 }
             }
@@ -367,47 +447,64 @@ fn truthy(v: &Bson) -> bool {
 
 /// The values a document has for a dotted key path, as the server's key generator finds them:
 /// arrays along the path are expanded (each element a key), a missing field is null, an empty
-/// array at the end is `undefined`.
-fn collect_key_values(v: &Bson, parts: &[&str], out: &mut Vec<Bson>, multikey: &mut bool, found: &mut bool) {
-    if parts.is_empty() {
-        *found = true;
+/// array at the end is `undefined`. Records the paths of the arrays it went through.
+#[derive(Default)]
+struct KeyWalk {
+    values: Vec<Bson>,
+    arrays: Vec<String>,
+    found: bool,
+}
+
+impl KeyWalk {
+    /// `v` is the value at `parts[..depth]`.
+    fn collect(&mut self, v: &Bson, parts: &[&str], depth: usize) {
+        if depth == parts.len() {
+            self.found = true;
+            match v {
+                Bson::Array(a) => {
+                    self.array_at(parts, depth);
+                    if a.is_empty() {
+                        self.values.push(Bson::Undefined);
+                    } else {
+                        self.values.extend(a.iter().cloned());
+                    }
+                }
+                other => self.values.push(other.clone()),
+            }
+            return;
+        }
         match v {
+            Bson::Document(d) => match d.get(parts[depth]) {
+                Some(next) => self.collect(next, parts, depth + 1),
+                None => self.values.push(Bson::Null),
+            },
             Bson::Array(a) => {
-                *multikey = true;
+                self.array_at(parts, depth);
+                if let Some(i) = crate::value::path::array_index(parts[depth]) {
+                    if let Some(e) = a.get(i) {
+                        self.collect(e, parts, depth + 1);
+                        return;
+                    }
+                }
                 if a.is_empty() {
-                    out.push(Bson::Undefined);
-                } else {
-                    out.extend(a.iter().cloned());
+                    self.values.push(Bson::Null);
+                }
+                for e in a {
+                    match e {
+                        Bson::Document(_) => self.collect(e, parts, depth),
+                        _ => self.values.push(Bson::Null),
+                    }
                 }
             }
-            other => out.push(other.clone()),
+            _ => self.values.push(Bson::Null),
         }
-        return;
     }
-    match v {
-        Bson::Document(d) => match d.get(parts[0]) {
-            Some(next) => collect_key_values(next, &parts[1..], out, multikey, found),
-            None => out.push(Bson::Null),
-        },
-        Bson::Array(a) => {
-            *multikey = true;
-            if let Some(i) = crate::value::path::array_index(parts[0]) {
-                if let Some(e) = a.get(i) {
-                    collect_key_values(e, &parts[1..], out, multikey, found);
-                    return;
-                }
-            }
-            if a.is_empty() {
-                out.push(Bson::Null);
-            }
-            for e in a {
-                match e {
-                    Bson::Document(_) => collect_key_values(e, parts, out, multikey, found),
-                    _ => out.push(Bson::Null),
-                }
-            }
+
+    fn array_at(&mut self, parts: &[&str], depth: usize) {
+        let p = parts[..depth].join(".");
+        if !self.arrays.contains(&p) {
+            self.arrays.push(p);
         }
-        _ => out.push(Bson::Null),
     }
 }
 

@@ -11,7 +11,7 @@ use super::super::args::{self, Fields};
 use super::super::exec::{self, Access};
 use super::super::Database;
 use super::server::VERSION;
-use super::{dispatch, Ctx};
+use super::{dispatch, number, Ctx};
 
 const VERBOSITIES: &[&str] = &["queryPlanner", "executionStats", "allPlansExecution"];
 
@@ -135,7 +135,7 @@ fn execution_stats(db: &Database, ctx: &Ctx, inner: &Document, winning: &Documen
     cmd.insert("$db", ctx.db.clone());
     let env = crate::env::Env::new(ctx.env.now);
     let (reply, cost) = dispatch(&mut copy, &cmd, env).map_err(|(e, _)| e)?;
-    let n_returned = match reply.get_document("cursor").ok().and_then(|c| c.get_array("firstBatch").ok()) {
+    let n_returned: i64 = match reply.get_document("cursor").ok().and_then(|c| c.get_array("firstBatch").ok()) {
         Some(b) => b.len() as i64,
         None => match reply.get("n") {
             Some(Bson::Int32(n)) => *n as i64,
@@ -147,16 +147,16 @@ fn execution_stats(db: &Database, ctx: &Ctx, inner: &Document, winning: &Documen
         },
     };
     let mut stages = winning.clone();
-    stages.insert("nReturned", n_returned);
+    stages.insert("nReturned", number(n_returned));
     stages.insert("executionTimeMillisEstimate", 0);
-    stages.insert("docsExamined", cost.docs_examined as i64);
-    stages.insert("keysExamined", cost.keys_examined as i64);
+    stages.insert("docsExamined", number(cost.docs_examined as i64));
+    stages.insert("keysExamined", number(cost.keys_examined as i64));
     Ok(doc! {
         "executionSuccess": true,
-        "nReturned": n_returned,
+        "nReturned": number(n_returned),
         "executionTimeMillis": 0,
-        "totalKeysExamined": cost.keys_examined as i64,
-        "totalDocsExamined": cost.docs_examined as i64,
+        "totalKeysExamined": number(cost.keys_examined as i64),
+        "totalDocsExamined": number(cost.docs_examined as i64),
         "executionStages": stages,
     })
 }

@@ -139,6 +139,14 @@ fn validate_var_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// A count as the server's `appendNumber` writes it: int32 when it fits, else int64.
+pub(crate) fn number(n: i64) -> Bson {
+    match i32::try_from(n) {
+        Ok(i) => Bson::Int32(i),
+        Err(_) => Bson::Int64(n),
+    }
+}
+
 /// A cursor reply with everything in the first batch.
 pub(crate) fn cursor_reply(ns: &str, docs: Vec<Document>) -> Document {
     let batch: Vec<Bson> = docs.into_iter().map(Bson::Document).collect();

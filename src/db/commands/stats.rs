@@ -9,7 +9,7 @@ use crate::value;
 
 use super::super::args::{self, Fields};
 use super::super::{Collection, Database};
-use super::Ctx;
+use super::{number, Ctx};
 
 /// The estimated size of each index: the BSON size of every key it holds plus a record id.
 pub(crate) fn index_sizes(c: &Collection) -> Vec<(String, u64)> {
@@ -52,20 +52,20 @@ pub(super) fn coll_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Re
     let total_index: i64 = sizes.iter().map(|(_, s)| *s as i64).sum();
     let mut index_sizes_doc = Document::new();
     for (n, s) in &sizes {
-        index_sizes_doc.insert(n.clone(), *s as i64 / scale);
+        index_sizes_doc.insert(n.clone(), number(*s as i64 / scale));
     }
-    let mut reply = doc! {"ns": ns, "size": size / scale, "count": count};
+    let mut reply = doc! {"ns": ns, "size": number(size / scale), "count": number(count)};
     if count > 0 {
-        reply.insert("avgObjSize", size / count);
+        reply.insert("avgObjSize", number(size / count));
     }
     reply.insert("numOrphanDocs", 0);
-    reply.insert("storageSize", size / scale);
+    reply.insert("storageSize", number(size / scale));
     reply.insert("freeStorageSize", 0);
     reply.insert("capped", c.options.get("capped").map(|v| matches!(v, Bson::Boolean(true))).unwrap_or(false));
     reply.insert("nindexes", c.indexes.len() as i32);
     reply.insert("indexBuilds", Vec::<Bson>::new());
-    reply.insert("totalIndexSize", total_index / scale);
-    reply.insert("totalSize", (size + total_index) / scale);
+    reply.insert("totalIndexSize", number(total_index / scale));
+    reply.insert("totalSize", number((size + total_index) / scale));
     reply.insert("indexSizes", index_sizes_doc);
     reply.insert("scaleFactor", scale as i32);
     Ok(reply)

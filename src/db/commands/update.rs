@@ -104,7 +104,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     if !upserted.is_empty() {
         reply.insert("upserted", upserted);
     }
-    reply.insert("nModified", write::count(n_modified));
+    reply.insert("nModified", super::number(n_modified));
     Ok(reply)
 }
 

@@ -341,20 +341,11 @@ pub(crate) fn each_statement<T>(count: usize, ordered: bool, mut run: impl FnMut
 /// The reply of `insert`/`delete`: `{ n, writeErrors? }`.
 pub(crate) fn n_reply(n: i64, errors: Vec<Bson>) -> Document {
     let mut reply = Document::new();
-    reply.insert("n", count(n));
+    reply.insert("n", super::number(n));
     if !errors.is_empty() {
         reply.insert("writeErrors", errors);
     }
     reply
-}
-
-/// Counts are int32 in the server's replies.
-pub(crate) fn count(n: i64) -> Bson {
-    if n <= i32::MAX as i64 {
-        Bson::Int32(n as i32)
-    } else {
-        Bson::Int64(n)
-    }
 }
 
 /// A write error entry of a write command reply: `{ index, code, [keyPattern, keyValue,] errmsg }`.
