@@ -39,14 +39,6 @@ pub struct Collection {
     data_size: usize,
 }
 
-/// How a filter selects candidates.
-pub enum Candidates {
-    /// Only these records can match (found through the `_id` index), in natural order.
-    Ids { rids: Vec<u64>, keys_examined: u64 },
-    /// Every record must be examined.
-    Scan,
-}
-
 impl Collection {
     pub fn new(db: &str, name: &str, options: Document, uuid: [u8; 16]) -> Collection {
         // Time series collections and views have no `_id` index.
@@ -98,25 +90,9 @@ impl Collection {
         }
     }
 
-    /// The candidates for a filter: an equality on `_id` (`{_id: v}`, `{_id: {$eq: v}}`,
-    /// `{_id: {$in: [..]}}`) goes through the `_id` index; anything else scans.
-    pub fn candidates(&self, filter: &Document) -> Candidates {
-        let Some(values) = id_equalities(filter) else { return Candidates::Scan };
-        if self.id_index.is_none() {
-            // No `_id` index (time series): the equality is checked on every document.
-            let rids = self
-                .records
-                .iter()
-                .filter(|(_, r)| r.doc.get("_id").map(|id| values.iter().any(|v| value::equal(v, id))).unwrap_or(false))
-                .map(|(k, _)| *k)
-                .collect();
-            return Candidates::Ids { rids, keys_examined: 0 };
-        }
-        let keys_examined = values.len() as u64;
-        let mut rids: Vec<u64> = values.iter().filter_map(|v| self.rid_by_id(v)).collect();
-        rids.sort_unstable();
-        rids.dedup();
-        Candidates::Ids { rids, keys_examined }
+    /// True when the collection has an `_id` index (not time series collections and views).
+    pub fn has_id_index(&self) -> bool {
+        self.id_index.is_some()
     }
 
     /// Document validation (`validator`, `validationLevel`, `validationAction` options): fails
@@ -294,8 +270,6 @@ mod tests {
         c.replace(a, doc! {"_id": 2, "x": 10}).unwrap();
         let ids: Vec<_> = c.iter().map(|(_, r)| r.doc.get("_id").cloned().unwrap()).collect();
         assert_eq!(ids, vec![Bson::Int32(2), Bson::Int32(1)]);
-        assert!(matches!(c.candidates(&doc! {"_id": {"$in": [1, 2, 3]}}), Candidates::Ids { ref rids, .. } if rids.len() == 2));
-        assert!(matches!(c.candidates(&doc! {"_id": {"$gt": 1}}), Candidates::Scan));
         c.remove(a);
         assert_eq!(c.len(), 1);
         assert_eq!(c.data_size(), value::bson_size(&doc! {"_id": 1, "x": 2}));

@@ -1,5 +1,5 @@
-//! Reading a collection for a command: candidates through the `_id` index or a scan, the filter,
-//! sort, skip and limit, with the cost counters charged as documents and keys are examined.
+//! Reading a collection for a command: the plan (see `planner`), the filter, sort, skip and
+//! limit, with the cost counters charged as keys and documents are examined.
 
 use bson::{Bson, Document};
 
@@ -9,29 +9,31 @@ use crate::expr::VarScope;
 use crate::query::sort::SortSpec;
 use crate::query::{MatchDetails, Matcher};
 
-use super::collection::{Candidates, Collection};
+use super::collection::Collection;
+use super::planner;
 
-/// A parsed filter with the document it came from (the `_id` fast path reads the document).
-/// The empty filter needs no matcher.
+/// A parsed filter with the document it came from (the planner reads the document).
 pub(crate) struct Filter<'a> {
     pub doc: &'a Document,
-    pub matcher: Option<Matcher>,
+    /// `None` for `{}`.
+    matcher: Option<Matcher>,
+    /// Only an equality on `_id`: the `_id` map answers it exactly.
+    id_only: bool,
 }
 
 impl<'a> Filter<'a> {
     /// Parses a filter whose `$expr` may use the variables of `env` (the command's `let`).
     pub fn parse(doc: &'a Document, env: &Env) -> Result<Filter<'a>> {
-        // `{}` matches everything; `{_id: v}` (and `$eq`/`$in` on `_id` alone) is answered
-        // exactly by the `_id` index.
-        let matcher = if doc.is_empty() || is_id_only(doc) {
+        let matcher = if doc.is_empty() {
             None
         } else {
             Some(Matcher::parse_with_scope(doc, &VarScope::with_names(env.vars.keys().cloned()))?)
         };
-        Ok(Filter { doc, matcher })
+        let id_only = doc.len() == 1 && super::collection::id_equalities(doc).is_some();
+        Ok(Filter { doc, matcher, id_only })
     }
 
-    /// The parsed matcher (`None` for `{}` and `_id` equalities).
+    /// The parsed matcher (`None` for `{}`).
     pub fn matcher(&self) -> Option<&Matcher> {
         self.matcher.as_ref()
     }
@@ -44,64 +46,13 @@ impl<'a> Filter<'a> {
     }
 }
 
-/// True when the filter is only an equality on `_id` the index answers exactly.
-pub(crate) fn is_id_only(filter: &Document) -> bool {
-    filter.len() == 1 && super::collection::id_equalities(filter).is_some()
-}
-
-/// How the last read found its documents (for explain).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
-    IdIndex,
-    Scan,
-}
-
-/// Which access path `filter` takes on `coll`.
-pub(crate) fn access(coll: &Collection, filter: &Document) -> Access {
-    match coll.candidates(filter) {
-        Candidates::Ids { .. } => Access::IdIndex,
-        Candidates::Scan => Access::Scan,
-    }
-}
-
-/// The records matching `filter`, in natural order, with the array position the match used.
-/// Stops after `stop_after` matches when given.
+/// The records matching `filter` with the array position each match used, in plan order (index
+/// order for an index scan, natural order for a collection scan). Stops after `stop_after`.
 pub(crate) fn matching(coll: &Collection, filter: &Filter, env: &Env, stop_after: Option<usize>) -> Result<Vec<(u64, MatchDetails)>> {
-    let mut out = Vec::new();
     if stop_after == Some(0) {
-        return Ok(out);
+        return Ok(Vec::new());
     }
-    let mut check = |rid: u64, doc: &Document, size: usize| -> Result<bool> {
-        env.add_docs_examined(1, size as u64);
-        let d = filter.match_details(doc, env)?;
-        if d.matched {
-            out.push((rid, d));
-            if stop_after.map(|n| out.len() >= n).unwrap_or(false) {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    };
-    match coll.candidates(filter.doc) {
-        Candidates::Ids { rids, keys_examined } => {
-            env.add_keys_examined(keys_examined);
-            for rid in rids {
-                if let Some(r) = coll.get(rid) {
-                    if check(rid, &r.doc, r.size)? {
-                        break;
-                    }
-                }
-            }
-        }
-        Candidates::Scan => {
-            for (rid, r) in coll.iter() {
-                if check(rid, &r.doc, r.size)? {
-                    break;
-                }
-            }
-        }
-    }
-    Ok(out)
+    select(coll, filter, None, 0, stop_after.unwrap_or(0) as u64, env)
 }
 
 /// A sort specification, with `$natural` handled here.
@@ -136,7 +87,8 @@ impl Sort {
     }
 }
 
-/// The records matching `filter` after `sort`, `skip` and `limit` (0 = no limit).
+/// The records matching `filter` after `sort`, `skip` and `limit` (0 = no limit), read through
+/// the plan the planner picks; the cost counters count the keys and documents it examines.
 pub(crate) fn select(
     coll: &Collection,
     filter: &Filter,
@@ -145,17 +97,29 @@ pub(crate) fn select(
     limit: u64,
     env: &Env,
 ) -> Result<Vec<(u64, MatchDetails)>> {
-    let stop = match sort {
-        None if limit > 0 => Some((skip + limit) as usize),
-        _ => None,
-    };
-    let found = matching(coll, filter, env, stop)?;
-    let mut with_docs: Vec<(u64, MatchDetails, &Document)> =
-        found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| (rid, d, &r.doc))).collect();
-    if let Some(s) = sort {
+    let want = if limit > 0 { Some((skip + limit) as usize) } else { None };
+    let plan = planner::plan(coll, filter.doc, sort, want);
+    let in_order = sort.is_none() || plan.provides_sort();
+    let stop = if in_order { want } else { None };
+    let exact = filter.id_only && matches!(plan, planner::Plan::IdHack { .. });
+    let mut found: Vec<(u64, MatchDetails)> = Vec::new();
+    let keys = planner::execute(coll, &plan, |rid| {
+        let Some(r) = coll.get(rid) else { return Ok(true) };
+        env.add_docs_examined(1, r.size as u64);
+        let d = if exact { MatchDetails { matched: true, elem_index: None } } else { filter.match_details(&r.doc, env)? };
+        if d.matched {
+            found.push((rid, d));
+        }
+        Ok(stop.map(|n| found.len() < n).unwrap_or(true))
+    })?;
+    env.add_keys_examined(keys);
+    if let (Some(s), false) = (sort, plan.provides_sort()) {
+        let mut with_docs: Vec<(u64, MatchDetails, &Document)> =
+            found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| (rid, d, &r.doc))).collect();
         s.apply(&mut with_docs, |(_, _, d)| d);
+        found = with_docs.into_iter().map(|(rid, d, _)| (rid, d)).collect();
     }
-    let it = with_docs.into_iter().skip(skip as usize).map(|(rid, d, _)| (rid, d));
+    let it = found.into_iter().skip(skip as usize);
     Ok(if limit > 0 { it.take(limit as usize).collect() } else { it.collect() })
 }
 

@@ -34,6 +34,9 @@ pub struct Index {
     entries: BTreeMap<IndexKey, Vec<u64>>,
     /// True once a document put several keys in the index (an array on a key path).
     pub multikey: bool,
+    /// Per key field, the paths of the arrays documents had along it (the server's
+    /// `multiKeyPaths`): fields sharing one cannot have their bounds combined.
+    pub multikey_paths: Vec<Vec<String>>,
 }
 
 /// One component of an index key, ordered as the index orders its field.
@@ -137,6 +140,7 @@ impl Index {
             descending: vec![false],
             entries: BTreeMap::new(),
             multikey: false,
+            multikey_paths: vec![Vec::new()],
         })
     }
 
@@ -252,7 +256,13 @@ impl Index {
             .values()
             .map(|v| value::Number::from_bson(v).map(|n| n.to_f64() < 0.0).unwrap_or(false))
             .collect();
-        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: BTreeMap::new(), multikey: false })
+        let multikey_paths = vec![Vec::new(); key.len()];
+        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: BTreeMap::new(), multikey: false, multikey_paths })
+    }
+
+    /// True for an index with a `partialFilterExpression`.
+    pub fn is_partial(&self) -> bool {
+        self.partial.is_some()
     }
 
     /// True for the `_id` index.
@@ -272,18 +282,18 @@ impl Index {
     }
 
     /// The distinct keys `doc` has in this index (`None` when the index leaves it out: sparse or
-    /// partial), and whether an array made it several. Errors for parallel arrays: two key
+    /// partial), and per key field the paths of the arrays along it. Errors for parallel arrays: two key
     /// fields that go through different arrays (`{a: 1, b: 1}` on `{a: [..], b: [..]}`); fields
     /// through one array (`attrs.k`, `attrs.v`) are fine.
-    pub fn keys_with_multikey(&self, doc: &Document) -> Result<Option<(Vec<Document>, bool)>> {
+    pub fn keys_with_multikey(&self, doc: &Document) -> Result<Option<(Vec<Document>, Vec<Vec<String>>)>> {
         if let Some(p) = &self.partial {
             let env = Env::new(bson::DateTime::from_millis(0));
             if !p.matches(doc, &env)? {
                 return Ok(None);
             }
         }
-        let mut per_field: Vec<(String, Vec<Bson>)> = Vec::new();
         let mut arrays: Vec<(String, Vec<String>)> = Vec::new();
+        let mut paths: Vec<Vec<String>> = Vec::with_capacity(self.key.len());
         let mut all_missing = true;
         for field in self.key.keys() {
             let parts: Vec<&str> = field.split('.').collect();
@@ -295,10 +305,10 @@ impl Index {
             if w.found {
                 all_missing = false;
             }
+            paths.push(w.arrays.clone());
             if !w.arrays.is_empty() {
                 arrays.push((field.clone(), w.arrays));
             }
-            per_field.push((field.clone(), w.values));
         }
         if self.sparse && all_missing {
             return Ok(None);
@@ -312,22 +322,23 @@ impl Index {
                 }
             }
         }
-        // The cartesian product of the fields' values.
-        let mut keys: Vec<Document> = vec![Document::new()];
-        for (field, vals) in per_field {
-            let mut next = Vec::with_capacity(keys.len() * vals.len().max(1));
-            for k in &keys {
-                for v in &vals {
-                    let mut k2 = k.clone();
-                    k2.insert(field.clone(), v.clone());
-                    next.push(k2);
+        // Fields through one array take their values from the same element.
+        let fields: Vec<(usize, Vec<&str>)> = self.key.keys().enumerate().map(|(i, f)| (i, f.split('.').collect())).collect();
+        let names: Vec<&String> = self.key.keys().collect();
+        let mut keys: Vec<Document> = doc_keys(doc, &fields, 0)
+            .into_iter()
+            .map(|mut parts| {
+                parts.sort_by_key(|(i, _)| *i);
+                let mut k = Document::new();
+                for (i, v) in parts {
+                    k.insert(names[i].clone(), v);
                 }
-            }
-            keys = next;
-        }
+                k
+            })
+            .collect();
         let mut seen = std::collections::HashSet::new();
         keys.retain(|k| seen.insert(key_bytes(k)));
-        Ok(Some((keys, !arrays.is_empty())))
+        Ok(Some((keys, paths)))
     }
 
     /// The distinct keys `doc` has in this index (see [`Index::keys_with_multikey`]).
@@ -384,8 +395,15 @@ impl Index {
 
     /// Records `doc`'s keys for record `rid`.
     pub fn add(&mut self, doc: &Document, rid: u64) {
-        if let Ok(Some((keys, multikey))) = self.keys_with_multikey(doc) {
-            self.multikey |= multikey;
+        if let Ok(Some((keys, paths))) = self.keys_with_multikey(doc) {
+            for (known, new) in self.multikey_paths.iter_mut().zip(paths) {
+                for p in new {
+                    self.multikey = true;
+                    if !known.contains(&p) {
+                        known.push(p);
+                    }
+                }
+            }
             for k in keys {
                 let e = self.entries.entry(self.index_key(&k)).or_default();
                 if let Err(pos) = e.binary_search(&rid) {
@@ -443,6 +461,74 @@ fn truthy(v: &Bson) -> bool {
         Bson::Null | Bson::Undefined => false,
         other => value::Number::from_bson(other).map(|n| n.to_f64() != 0.0).unwrap_or(true),
     }
+}
+
+/// The keys of the key `fields` (position, path) below `v`, the value at depth `depth` of their
+/// paths, as the server's key generator makes them: an array at the end of a path gives one key
+/// per element (`undefined` when empty); fields that go through one array take their values from
+/// the same element; a missing field is null. Each key is a list of (position, value).
+fn joint_keys(v: Option<&Bson>, fields: &[(usize, Vec<&str>)], depth: usize) -> Vec<Vec<(usize, Bson)>> {
+    let (ends, deeper): (Vec<&(usize, Vec<&str>)>, Vec<&(usize, Vec<&str>)>) = fields.iter().partition(|(_, p)| p.len() == depth);
+    let mut keys: Vec<Vec<(usize, Bson)>> = vec![Vec::new()];
+    for (i, _) in ends {
+        let values: Vec<Bson> = match v {
+            None => vec![Bson::Null],
+            Some(Bson::Array(a)) if a.is_empty() => vec![Bson::Undefined],
+            Some(Bson::Array(a)) => a.clone(),
+            Some(x) => vec![x.clone()],
+        };
+        keys = product(&keys, &values.into_iter().map(|x| vec![(*i, x)]).collect::<Vec<_>>());
+    }
+    if deeper.is_empty() {
+        return keys;
+    }
+    let deeper: Vec<(usize, Vec<&str>)> = deeper.into_iter().cloned().collect();
+    let below: Vec<Vec<(usize, Bson)>> = match v {
+        Some(Bson::Document(d)) => doc_keys(d, &deeper, depth),
+        Some(Bson::Array(a)) if !a.is_empty() => {
+            let mut all = Vec::new();
+            for e in a {
+                let sub = match e {
+                    Bson::Document(_) => joint_keys(Some(e), &deeper, depth),
+                    _ => joint_keys(None, &deeper, depth + 1),
+                };
+                all.extend(sub);
+            }
+            all
+        }
+        _ => joint_keys(None, &deeper.iter().map(|(i, p)| (*i, p[..depth].to_vec())).collect::<Vec<_>>(), depth),
+    };
+    product(&keys, &below)
+}
+
+/// The keys of `fields` whose paths continue below document `d` (at `depth`): fields under
+/// different names vary independently.
+fn doc_keys(d: &Document, fields: &[(usize, Vec<&str>)], depth: usize) -> Vec<Vec<(usize, Bson)>> {
+    let mut acc: Vec<Vec<(usize, Bson)>> = vec![Vec::new()];
+    let mut done: Vec<&str> = Vec::new();
+    for (_, p) in fields {
+        let name = p[depth];
+        if done.contains(&name) {
+            continue;
+        }
+        done.push(name);
+        let group: Vec<(usize, Vec<&str>)> = fields.iter().filter(|(_, q)| q[depth] == name).cloned().collect();
+        acc = product(&acc, &joint_keys(d.get(name), &group, depth + 1));
+    }
+    acc
+}
+
+/// Every combination of a partial key from `a` with one from `b`.
+fn product(a: &[Vec<(usize, Bson)>], b: &[Vec<(usize, Bson)>]) -> Vec<Vec<(usize, Bson)>> {
+    let mut out = Vec::with_capacity(a.len() * b.len());
+    for x in a {
+        for y in b {
+            let mut k = x.clone();
+            k.extend(y.iter().cloned());
+            out.push(k);
+        }
+    }
+    out
 }
 
 /// The values a document has for a dotted key path, as the server's key generator finds them:
@@ -526,5 +612,15 @@ mod tests {
         let ix = Index::from_spec(&doc! {"key": {"a.b": 1}, "unique": true}).unwrap();
         let keys = ix.keys_of(&doc! {"a": [{"b": 1}, {"b": 1}, {"c": 2}]}).unwrap().unwrap();
         assert_eq!(keys, vec![doc! {"a.b": 1}, doc! {"a.b": null}]);
+    }
+
+    #[test]
+    fn fields_through_one_array_take_one_element() {
+        let ix = Index::from_spec(&doc! {"key": {"r.s": 1, "r.by": 1, "x": 1}}).unwrap();
+        let keys = ix.keys_of(&doc! {"x": 7, "r": [{"s": 2, "by": "mn"}, {"s": 9, "by": "anon"}]}).unwrap().unwrap();
+        assert_eq!(keys, vec![doc! {"r.s": 2, "r.by": "mn", "x": 7}, doc! {"r.s": 9, "r.by": "anon", "x": 7}]);
+        let two = Index::from_spec(&doc! {"key": {"a": 1, "b": 1}}).unwrap();
+        assert_eq!(two.keys_of(&doc! {"a": [1, 2], "b": [3]}).unwrap_err().code_num(), 171);
+        assert_eq!(two.keys_of(&doc! {"a": [1, 2], "b": 3}).unwrap().unwrap().len(), 2);
     }
 }

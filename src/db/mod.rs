@@ -13,6 +13,7 @@ mod collection;
 mod commands;
 pub mod index;
 mod exec;
+mod planner;
 mod report;
 mod snapshot;
 mod validate;

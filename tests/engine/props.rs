@@ -142,3 +142,113 @@ proptest! {
         }
     }
 }
+
+fn index_spec() -> impl Strategy<Value = Document> {
+    prop_oneof![
+        Just(doc! {"a": 1}),
+        Just(doc! {"a": -1, "b": 1}),
+        Just(doc! {"b": 1, "a": 1}),
+        Just(doc! {"arr": 1}),
+        Just(doc! {"c.d": 1, "c.e": -1}),
+        Just(doc! {"c.d": 1, "c.e": 1}),
+        Just(doc! {"arr": -1}),
+        Just(doc! {"_id": 1, "a": 1}),
+    ]
+}
+
+fn ids_of(reply: &Document) -> Vec<Bson> {
+    reply
+        .get_document("cursor")
+        .and_then(|c| c.get_array("firstBatch"))
+        .map(|b| b.iter().filter_map(|d| d.as_document().and_then(|d| d.get("_id")).cloned()).collect())
+        .unwrap_or_default()
+}
+
+fn sorted(mut v: Vec<Bson>) -> Vec<Bson> {
+    v.sort_by(pattern_playground::value::compare);
+    v
+}
+
+fn index_doc() -> impl Strategy<Value = Document> {
+    let small = prop_oneof![(0i32..4).prop_map(Bson::Int32), Just(Bson::Double(1.5)), Just(Bson::String("s".into())), Just(Bson::Null)];
+    (
+        prop::option::of(small.clone()),
+        prop::option::of(small.clone()),
+        prop::option::of(prop::collection::vec(small.clone(), 0..4)),
+        prop::option::of(prop::collection::vec((small.clone(), small), 0..4)),
+    )
+        .prop_map(|(a, b, arr, c)| {
+            let mut d = Document::new();
+            if let Some(a) = a {
+                d.insert("a", a);
+            }
+            if let Some(b) = b {
+                d.insert("b", b);
+            }
+            if let Some(arr) = arr {
+                d.insert("arr", arr);
+            }
+            if let Some(c) = c {
+                d.insert("c", c.into_iter().map(|(x, y)| Bson::Document(doc! {"d": x, "e": y})).collect::<Vec<_>>());
+            }
+            d
+        })
+}
+
+fn index_filter() -> impl Strategy<Value = Document> {
+    let v = prop_oneof![(0i32..4).prop_map(Bson::Int32), Just(Bson::Double(1.5)), Just(Bson::String("s".into())), Just(Bson::Null)];
+    let f = prop::sample::select(vec!["a", "b", "arr", "arr", "c.d", "c.e", "c.d", "c.e", "_id"]);
+    let leaf = prop_oneof![
+        (f.clone(), v.clone()).prop_map(|(f, v)| doc! {f: v}),
+        (f.clone(), prop::sample::select(vec!["$gt", "$gte", "$lt", "$lte"]), v.clone()).prop_map(|(f, op, v)| doc! {f: {op: v}}),
+        (f.clone(), v.clone(), v.clone()).prop_map(|(f, x, y)| doc! {f: {"$gte": x, "$lt": y}}),
+        (f.clone(), prop::collection::vec(v.clone(), 1..3)).prop_map(|(f, vs)| doc! {f: {"$in": vs}}),
+        (v.clone(), v.clone()).prop_map(|(x, y)| doc! {"c": {"$elemMatch": {"d": x, "e": {"$gte": y}}}}),
+        (f, v).prop_map(|(f, x)| doc! {"$or": [{f: x}, {"a": {"$gt": 1}}]}),
+    ];
+    prop::collection::vec(leaf, 1..4).prop_map(|fs| {
+        let mut d = Document::new();
+        d.insert("$and", fs.into_iter().map(Bson::Document).collect::<Vec<_>>());
+        d
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, max_shrink_iters: 200, ..ProptestConfig::default() })]
+
+    /// Index plans find exactly the documents a collection scan finds, and a sort is a sort.
+    #[test]
+    fn index_plans_find_what_a_scan_finds(
+        docs in prop::collection::vec(index_doc(), 0..12),
+        indexes in prop::collection::vec(index_spec(), 0..4),
+        filter in index_filter(),
+        sort in prop::option::of(prop::sample::select(vec![doc! {"a": 1}, doc! {"a": -1, "b": 1}, doc! {"c.d": 1}, doc! {"_id": -1}])),
+    ) {
+        let mut plain = Database::new();
+        let mut indexed = Database::new();
+        let docs: Vec<Document> = docs.into_iter().enumerate().map(|(i, mut d)| { d.insert("_id", i as i32); d }).collect();
+        for db in [&mut plain, &mut indexed] {
+            db.run_command(&doc! {"insert": "c", "documents": docs.clone()});
+        }
+        for (i, key) in indexes.iter().enumerate() {
+            indexed.run_command(&doc! {"createIndexes": "c", "indexes": [{"key": key.clone(), "name": format!("i{i}")}]});
+        }
+        let mut find = doc! {"find": "c", "filter": filter.clone()};
+        if let Some(s) = &sort {
+            find.insert("sort", s.clone());
+        }
+        let a = plain.run_command(&find);
+        let b = indexed.run_command(&find);
+        prop_assert_eq!(a.get("ok"), b.get("ok"), "{} / {}", a, b);
+        prop_assert_eq!(sorted(ids_of(&a)), sorted(ids_of(&b)), "filter {} indexes {:?}", filter, indexes);
+        if let Some(s) = &sort {
+            let spec = pattern_playground::query::sort::SortSpec::parse(s).expect("sort parses");
+            let batch: Vec<Document> = b.get_document("cursor").and_then(|c| c.get_array("firstBatch")).map(|x| x.iter().filter_map(|d| d.as_document().cloned()).collect()).unwrap_or_default();
+            for w in batch.windows(2) {
+                prop_assert!(spec.compare(&w[0], &w[1]) != std::cmp::Ordering::Greater, "not sorted by {}: {:?}", s, batch);
+            }
+        }
+        let count = |db: &mut Database| db.run_command(&doc! {"count": "c", "query": filter.clone()}).get_i32("n").ok();
+        prop_assert_eq!(count(&mut plain), count(&mut indexed));
+    }
+}

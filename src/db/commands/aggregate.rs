@@ -8,6 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::value;
 
 use super::super::args::{self, Fields};
+use super::super::exec::{self, Filter, Sort};
 use super::super::index::duplicate_key_error;
 use super::super::report::{WriteOp, WriteReport};
 use super::super::validate;
@@ -96,10 +97,7 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
     let pipeline = Pipeline::parse_with(&all_stages, &let_scope(ctx))?;
     let input = match &source {
         Target::Collection(c) => match db.collection(&ctx.db, c) {
-            Some(coll) => {
-                ctx.env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
-                coll.iter().map(|(_, r)| r.doc.clone()).collect()
-            }
+            Some(coll) => read_input(coll, &all_stages, &ctx.env)?,
             None => Vec::new(),
         },
         Target::Database => Vec::new(),
@@ -122,6 +120,33 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
             Ok(Vec::new())
         }
     }
+}
+
+/// The documents a pipeline starts from. A leading `$match` (with a `$sort` and `$limit` right
+/// after it) is answered by the query planner, as the server pushes them down; the stages still
+/// run over the documents it returns (which they leave as they are).
+fn read_input(coll: &Collection, stages: &[Bson], env: &crate::env::Env) -> Result<Vec<Document>> {
+    let stage = |i: usize, name: &str| match stages.get(i) {
+        Some(Bson::Document(d)) if d.len() == 1 => d.get(name),
+        _ => None,
+    };
+    let Some(Bson::Document(filter)) = stage(0, "$match") else {
+        env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
+        return Ok(coll.iter().map(|(_, r)| r.doc.clone()).collect());
+    };
+    let sort_doc = match stage(1, "$sort") {
+        Some(Bson::Document(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let limit_at = if sort_doc.is_some() { 2 } else { 1 };
+    let limit = match stage(limit_at, "$limit") {
+        Some(v) => value::Number::from_bson(v).and_then(|n| n.to_exact_i64()).filter(|n| *n > 0).unwrap_or(0) as u64,
+        None => 0,
+    };
+    let filter = Filter::parse(filter, env)?;
+    let sort = Sort::parse(sort_doc.as_ref())?;
+    let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
+    Ok(found.into_iter().filter_map(|(rid, _)| coll.get(rid).map(|r| r.doc.clone())).collect())
 }
 
 /// `$out`: replaces the target's documents with the results, all or nothing. The target keeps

@@ -8,7 +8,8 @@ use bson::{doc, Bson, Document};
 use crate::error::{Error, ErrorKind, Result};
 
 use super::super::args::{self, Fields};
-use super::super::exec::{self, Access};
+use super::super::exec::Sort;
+use super::super::planner;
 use super::super::Database;
 use super::server::VERSION;
 use super::{dispatch, number, Ctx};
@@ -54,47 +55,21 @@ fn filter_of(inner: &Document, name: &str) -> (Document, Option<Document>) {
     }
 }
 
-/// The winning plan for reading `coll` with `filter`.
-fn plan(db: &Database, dbname: &str, coll: &str, filter: &Document, sort: Option<&Document>) -> Document {
-    let access = db.collection(dbname, coll).map(|c| exec::access(c, filter)).unwrap_or(Access::Scan);
-    let mut p = match access {
-        Access::IdIndex if filter.len() == 1 && sort.is_none() => doc! {
-            "stage": "EXPRESS_IDHACK",
-            "keyPattern": {"_id": 1},
-            "indexName": "_id_",
-        },
-        Access::IdIndex => {
-            let mut rest = filter.clone();
-            rest.remove("_id");
-            let mut fetch = doc! {"stage": "FETCH"};
-            if !rest.is_empty() {
-                fetch.insert("filter", rest);
-            }
-            fetch.insert("inputStage", doc! {
-                "stage": "IXSCAN",
-                "keyPattern": {"_id": 1},
-                "indexName": "_id_",
-                "isMultiKey": false,
-                "isUnique": true,
-                "direction": "forward",
-            });
-            fetch
-        }
-        Access::Scan => {
-            let mut s = doc! {"stage": "COLLSCAN"};
-            if !filter.is_empty() {
-                s.insert("filter", filter.clone());
-            }
-            s.insert("direction", "forward");
-            s
-        }
+/// The winning plan for reading `coll` with `filter`, `sort` and `skip + limit`.
+fn plan(db: &Database, dbname: &str, coll: &str, filter: &Document, sort: Option<&Document>, want: Option<usize>) -> Result<Document> {
+    let parsed_sort = Sort::parse(sort)?;
+    let c = db.collection(dbname, coll);
+    let plan = match c {
+        Some(c) => planner::plan(c, filter, parsed_sort.as_ref(), want),
+        None => planner::Plan::CollScan { reverse: false },
     };
-    if let Some(sort) = sort {
+    let mut p = planner::describe(c, &plan, filter);
+    if let (Some(sort), false) = (sort, plan.provides_sort()) {
         if !sort.is_empty() {
             p = doc! {"stage": "SORT", "sortPattern": sort.clone(), "memLimit": 104_857_600i64, "type": "simple", "inputStage": p};
         }
     }
-    p
+    Ok(p)
 }
 
 fn server_info() -> Document {
@@ -106,7 +81,15 @@ fn explain_query(db: &mut Database, ctx: &mut Ctx, inner: &Document, name: &str,
     let (filter, sort) = filter_of(inner, name);
     // Parse errors surface as they would when running the command.
     crate::query::Matcher::parse(&filter)?;
-    let winning = plan(db, &ctx.db, &coll, &filter, sort.as_ref());
+    let want = match (inner.get("limit"), inner.get("skip")) {
+        (Some(l), s) => {
+            let n = |v: Option<&Bson>| v.and_then(crate::value::Number::from_bson).and_then(|n| n.to_exact_i64()).unwrap_or(0).max(0) as usize;
+            let l = n(Some(l));
+            if l > 0 { Some(l + n(s)) } else { None }
+        }
+        _ => None,
+    };
+    let winning = plan(db, &ctx.db, &coll, &filter, sort.as_ref(), want)?;
     let mut reply = doc! {
         "explainVersion": "1",
         "queryPlanner": {
@@ -177,7 +160,7 @@ pub(super) fn explain_aggregate(db: &mut Database, ctx: &mut Ctx, inner: &Docume
         }
         _ => (Document::new(), stages.clone()),
     };
-    let winning = plan(db, &ctx.db, &coll, &filter, None);
+    let winning = plan(db, &ctx.db, &coll, &filter, None, None)?;
     let mut cursor = doc! {
         "queryPlanner": {
             "namespace": format!("{}.{coll}", ctx.db),

@@ -1,0 +1,626 @@
+//! Query planning over a collection's indexes, in the spirit of the server's planner:
+//! - an equality (or `$in`) on `_id` is answered by the `_id` map (`EXPRESS_IDHACK`);
+//! - otherwise each index whose leading key fields the filter bounds (equalities, `$in`, ranges,
+//!   `$elemMatch`), or whose order gives the requested sort, is a candidate `IXSCAN` (+ `FETCH`);
+//!   the candidate with the fewest keys to examine wins (an index that gives the sort, with a
+//!   limit and no other condition to check, stops after the limit);
+//! - a filter that is an `$or` of indexable branches is an `OR` of index scans;
+//! - anything else is a `COLLSCAN`.
+//!
+//! Bounds are always a superset of the matching keys: every fetched document is still checked
+//! against the whole filter, so a plan changes the order of the results and the counters
+//! (`keysExamined`, `docsExamined`), never which documents match.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Bound;
+
+use bson::{doc, oid::ObjectId, Bson, Document};
+
+use crate::error::Result;
+use crate::query::display;
+use crate::value;
+
+use super::collection::{id_equalities, Collection};
+use super::exec::Sort;
+use super::index::{Index, IndexKey, KeyPart};
+
+/// One interval of values of a key field.
+#[derive(Debug, Clone)]
+pub(crate) struct Interval {
+    lo: Bson,
+    lo_incl: bool,
+    hi: Bson,
+    hi_incl: bool,
+}
+
+impl Interval {
+    fn point(v: Bson) -> Interval {
+        Interval { lo: v.clone(), lo_incl: true, hi: v, hi_incl: true }
+    }
+
+    fn full() -> Interval {
+        Interval { lo: Bson::MinKey, lo_incl: true, hi: Bson::MaxKey, hi_incl: true }
+    }
+
+    fn is_point(&self) -> bool {
+        self.lo_incl && self.hi_incl && value::compare(&self.lo, &self.hi) == Ordering::Equal
+    }
+
+    fn contains(&self, v: &Bson) -> bool {
+        let lo = value::compare(v, &self.lo);
+        let hi = value::compare(v, &self.hi);
+        (lo == Ordering::Greater || (lo == Ordering::Equal && self.lo_incl)) && (hi == Ordering::Less || (hi == Ordering::Equal && self.hi_incl))
+    }
+
+    /// The intersection of two intervals (`None` when empty).
+    fn intersect(&self, o: &Interval) -> Option<Interval> {
+        let (lo, lo_incl) = match value::compare(&self.lo, &o.lo) {
+            Ordering::Greater => (self.lo.clone(), self.lo_incl),
+            Ordering::Less => (o.lo.clone(), o.lo_incl),
+            Ordering::Equal => (self.lo.clone(), self.lo_incl && o.lo_incl),
+        };
+        let (hi, hi_incl) = match value::compare(&self.hi, &o.hi) {
+            Ordering::Less => (self.hi.clone(), self.hi_incl),
+            Ordering::Greater => (o.hi.clone(), o.hi_incl),
+            Ordering::Equal => (self.hi.clone(), self.hi_incl && o.hi_incl),
+        };
+        match value::compare(&lo, &hi) {
+            Ordering::Greater => None,
+            Ordering::Equal if !(lo_incl && hi_incl) => None,
+            _ => Some(Interval { lo, lo_incl, hi, hi_incl }),
+        }
+    }
+
+    /// The server's rendering in explain's `indexBounds` (`[3, 3]`, `(3, inf.0]`).
+    fn render(&self, descending: bool) -> String {
+        let (a, ai, b, bi) = if descending {
+            (&self.hi, self.hi_incl, &self.lo, self.lo_incl)
+        } else {
+            (&self.lo, self.lo_incl, &self.hi, self.hi_incl)
+        };
+        format!("{}{}, {}{}", if ai { "[" } else { "(" }, display::value(a), display::value(b), if bi { "]" } else { ")" })
+    }
+}
+
+/// The smallest and largest values of `v`'s type bracket (a range predicate only matches values
+/// of the same bracket), each with whether it is included.
+fn bracket(v: &Bson) -> ((Bson, bool), (Bson, bool)) {
+    match value::canonical_type(v) {
+        10 => ((Bson::Double(f64::NEG_INFINITY), true), (Bson::Double(f64::INFINITY), true)),
+        15 => ((Bson::String(String::new()), true), (Bson::Document(Document::new()), false)),
+        20 => ((Bson::Document(Document::new()), true), (Bson::Array(Vec::new()), false)),
+        35 => ((Bson::ObjectId(ObjectId::from_bytes([0; 12])), true), (Bson::ObjectId(ObjectId::from_bytes([0xff; 12])), true)),
+        40 => ((Bson::Boolean(false), true), (Bson::Boolean(true), true)),
+        45 => ((Bson::DateTime(bson::DateTime::MIN), true), (Bson::DateTime(bson::DateTime::MAX), true)),
+        47 => (
+            (Bson::Timestamp(bson::Timestamp { time: 0, increment: 0 }), true),
+            (Bson::Timestamp(bson::Timestamp { time: u32::MAX, increment: u32::MAX }), true),
+        ),
+        _ => ((Bson::MinKey, true), (Bson::MaxKey, true)),
+    }
+}
+
+/// What a filter says about one path, for bounds.
+#[derive(Debug, Clone)]
+struct Pred {
+    kind: PredKind,
+    /// The `$elemMatch` it sits in (numbered in the filter), whose conditions hold for one
+    /// array element together.
+    group: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+enum PredKind {
+    /// Equality to one of these values.
+    Points(Vec<Bson>),
+    Range(Interval),
+}
+
+/// A value an equality can look up in an index: not an array (which also matches arrays
+/// holding it), not a regex, not an operator document.
+fn usable_point(v: &Bson) -> bool {
+    match v {
+        Bson::Array(_) | Bson::RegularExpression(_) => false,
+        Bson::Document(d) => !d.keys().next().map(|k| k.starts_with('$')).unwrap_or(false),
+        _ => true,
+    }
+}
+
+fn usable_range_value(v: &Bson) -> bool {
+    usable_point(v) && !matches!(v, Bson::Null | Bson::Undefined | Bson::MinKey | Bson::MaxKey)
+}
+
+/// Where predicates are collected: by path, with the `$elemMatch` being read and a counter.
+#[derive(Default)]
+struct Preds {
+    by_path: BTreeMap<String, Vec<Pred>>,
+    groups: usize,
+}
+
+impl Preds {
+    fn push(&mut self, path: &str, kind: PredKind, group: Option<usize>) {
+        self.by_path.entry(path.to_string()).or_default().push(Pred { kind, group });
+    }
+}
+
+/// The predicates of a filter's top level (and of `$and`, and inside `$elemMatch`) by path.
+fn predicates(filter: &Document, prefix: &str, group: Option<usize>, out: &mut Preds) {
+    for (k, v) in filter {
+        if k == "$and" {
+            if let Bson::Array(a) = v {
+                for c in a {
+                    if let Bson::Document(c) = c {
+                        predicates(c, prefix, group, out);
+                    }
+                }
+            }
+            continue;
+        }
+        if k.starts_with('$') {
+            continue;
+        }
+        let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        operator_predicates(&path, v, group, out);
+    }
+}
+
+/// The predicates of `path: v` (a value or an operator document).
+fn operator_predicates(path: &str, v: &Bson, group: Option<usize>, out: &mut Preds) {
+    let ops = match v {
+        Bson::Document(d) if d.keys().next().map(|k| k.starts_with('$')).unwrap_or(false) => d,
+        other => {
+            if usable_point(other) {
+                out.push(path, PredKind::Points(vec![other.clone()]), group);
+            }
+            return;
+        }
+    };
+    for (op, arg) in ops {
+        let pred = match op.as_str() {
+            "$eq" if usable_point(arg) => PredKind::Points(vec![arg.clone()]),
+            "$in" => match arg {
+                Bson::Array(vals) if !vals.is_empty() && vals.iter().all(usable_point) => PredKind::Points(vals.clone()),
+                _ => continue,
+            },
+            "$gt" | "$gte" | "$lt" | "$lte" if usable_range_value(arg) => {
+                let ((min, min_incl), (max, max_incl)) = bracket(arg);
+                let incl = op.ends_with('e');
+                if op.starts_with("$g") {
+                    PredKind::Range(Interval { lo: arg.clone(), lo_incl: incl, hi: max, hi_incl: max_incl })
+                } else {
+                    PredKind::Range(Interval { lo: min, lo_incl: min_incl, hi: arg.clone(), hi_incl: incl })
+                }
+            }
+            "$elemMatch" => {
+                if let Bson::Document(inner) = arg {
+                    out.groups += 1;
+                    let g = Some(out.groups);
+                    if inner.keys().next().map(|k| k.starts_with('$')).unwrap_or(false) {
+                        operator_predicates(path, arg, g, out);
+                    } else {
+                        predicates(inner, path, g, out);
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        out.push(path, pred, group);
+    }
+}
+
+/// The intervals of one key field from its predicates, with the `$elemMatch` they come from:
+/// the points of an equality (less those the ranges rule out), else the ranges intersected. On
+/// a field with arrays only conditions of one `$elemMatch` combine (different elements may
+/// satisfy the others).
+fn field_intervals(preds: &[Pred], multikey: bool) -> Option<(Vec<Interval>, Option<usize>)> {
+    let combinable = |a: Option<usize>, b: Option<usize>| !multikey || (a.is_some() && a == b);
+    let ranges: Vec<(&Interval, Option<usize>)> =
+        preds.iter().filter_map(|p| if let PredKind::Range(r) = &p.kind { Some((r, p.group)) } else { None }).collect();
+    if let Some((points, group)) = preds.iter().find_map(|p| if let PredKind::Points(v) = &p.kind { Some((v, p.group)) } else { None }) {
+        let mut pts: Vec<Bson> = points.clone();
+        pts.retain(|p| ranges.iter().all(|(r, g)| !combinable(group, *g) || r.contains(p)));
+        pts.sort_by(value::compare);
+        pts.dedup_by(|a, b| value::equal(a, b));
+        return Some((pts.into_iter().map(Interval::point).collect(), group));
+    }
+    let (first, group) = ranges.first().map(|(r, g)| ((*r).clone(), *g))?;
+    let mut acc = Some(first);
+    for (r, g) in &ranges[1..] {
+        if combinable(group, *g) {
+            acc = acc.and_then(|a| a.intersect(r));
+        }
+    }
+    Some((acc.into_iter().collect(), group))
+}
+
+/// A scan of one index over bounds.
+#[derive(Debug, Clone)]
+pub(crate) struct IxScan {
+    /// The index's position in `Collection::indexes`.
+    pub index: usize,
+    /// Intervals per key field, in ascending value order.
+    bounds: Vec<Vec<Interval>>,
+    /// Scan the index backwards (for a sort in the opposite direction).
+    pub reverse: bool,
+    /// The scan returns documents in the requested sort order.
+    pub provides_sort: bool,
+}
+
+/// How a read finds its documents.
+#[derive(Debug, Clone)]
+pub(crate) enum Plan {
+    /// `_id` equalities through the `_id` map.
+    IdHack { ids: Vec<Bson> },
+    Ixscan(IxScan),
+    /// The union of index scans, one per `$or` branch.
+    Or(Vec<IxScan>),
+    CollScan { reverse: bool },
+}
+
+impl Plan {
+    /// True when the plan returns documents in the requested sort order.
+    pub fn provides_sort(&self) -> bool {
+        match self {
+            Plan::Ixscan(s) => s.provides_sort,
+            Plan::CollScan { reverse } => *reverse,
+            _ => false,
+        }
+    }
+}
+
+/// The keys of a sort specification (field, ascending), `None` for `$natural`.
+fn sort_keys(sort: Option<&Sort>) -> Option<Vec<(String, bool)>> {
+    match sort {
+        Some(Sort::Spec(s)) => Some(s.keys()),
+        _ => None,
+    }
+}
+
+/// The index scan of `ix` for `preds`, if the index can bound the filter or give the sort.
+fn candidate(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: Option<&[(String, bool)]>) -> Option<IxScan> {
+    let fields: Vec<&String> = ix.key.keys().collect();
+    let paths = |pos: usize| ix.multikey_paths.get(pos).map(Vec::as_slice).unwrap_or(&[]);
+    let mut bounds: Vec<Vec<Interval>> = Vec::with_capacity(fields.len());
+    let mut groups: Vec<Option<usize>> = Vec::with_capacity(fields.len());
+    let mut eq_prefix = 0;
+    let mut bounding = true;
+    for (pos, f) in fields.iter().enumerate() {
+        let mut iv = if bounding { preds.get(*f).and_then(|p| field_intervals(p, !paths(pos).is_empty())) } else { None };
+        // Fields through one array combine bounds only under one `$elemMatch`.
+        if let Some((_, g)) = &iv {
+            let conflict = (0..pos).any(|earlier| {
+                let shared = paths(earlier).iter().any(|p| paths(pos).contains(p));
+                shared && !(g.is_some() && groups[earlier] == *g)
+            });
+            if conflict {
+                iv = None;
+            }
+        }
+        match iv.map(|(iv, g)| {
+            groups.push(g);
+            iv
+        }) {
+            Some(iv) => {
+                let single_point = iv.len() == 1 && iv[0].is_point();
+                if single_point && eq_prefix == bounds.len() {
+                    eq_prefix += 1;
+                }
+                if !iv.iter().all(Interval::is_point) {
+                    bounding = false;
+                }
+                bounds.push(iv);
+            }
+            None => {
+                groups.push(None);
+                bounding = false;
+                bounds.push(vec![Interval::full()]);
+            }
+        }
+    }
+    let bounded = bounds.first().map(|b| !(b.len() == 1 && b[0].lo == Bson::MinKey && b[0].hi == Bson::MaxKey)).unwrap_or(false);
+    // The sort the index gives after its equality prefix (fields fixed by the prefix drop out).
+    let (provides_sort, reverse) = match sort {
+        Some(keys) if (eq_prefix..fields.len()).take(keys.len()).all(|p| paths(p).is_empty()) => {
+            let prefix: Vec<&String> = fields[..eq_prefix].to_vec();
+            let rest: Vec<&(String, bool)> = keys.iter().filter(|(k, _)| !prefix.contains(&k)).collect();
+            let mut dir: Option<bool> = None;
+            let mut ok = rest.len() <= fields.len() - eq_prefix;
+            for (j, (k, asc)) in rest.iter().enumerate() {
+                if !ok {
+                    break;
+                }
+                let pos = eq_prefix + j;
+                let same = fields[pos] == k && ix.is_descending(pos) != *asc;
+                let opposite = fields[pos] == k && ix.is_descending(pos) == *asc;
+                match (dir, same, opposite) {
+                    (None, true, _) => dir = Some(false),
+                    (None, _, true) => dir = Some(true),
+                    (Some(false), true, _) | (Some(true), _, true) => {}
+                    _ => ok = false,
+                }
+            }
+            (ok, dir.unwrap_or(false))
+        }
+        _ => (false, false),
+    };
+    if !bounded && !provides_sort {
+        return None;
+    }
+    Some(IxScan { index: i, bounds, reverse, provides_sort })
+}
+
+/// Plans a read of `coll` with `filter` (and `sort`, `skip + limit` when known).
+pub(crate) fn plan(coll: &Collection, filter: &Document, sort: Option<&Sort>, want: Option<usize>) -> Plan {
+    if let Some(Sort::Natural { reverse }) = sort {
+        return Plan::CollScan { reverse: *reverse };
+    }
+    if let Some(ids) = id_equalities(filter) {
+        if coll.has_id_index() {
+            return Plan::IdHack { ids };
+        }
+    }
+    let mut collected = Preds::default();
+    predicates(filter, "", None, &mut collected);
+    let preds = collected.by_path;
+    let sort_keys = sort_keys(sort);
+    let consumed = filter.keys().all(|k| preds.contains_key(k));
+    let mut best: Option<(usize, IxScan)> = None;
+    for (i, ix) in coll.indexes.iter().enumerate() {
+        if ix.is_partial() || ix.sparse {
+            continue;
+        }
+        let Some(scan) = candidate(i, ix, &preds, sort_keys.as_deref()) else { continue };
+        let keys = count_keys(ix, &scan);
+        let cost = match want {
+            Some(n) if scan.provides_sort && consumed => keys.min(n),
+            _ => keys,
+        };
+        let better = match &best {
+            None => true,
+            Some((c, b)) => cost < *c || (cost == *c && scan.provides_sort && !b.provides_sort),
+        };
+        if better {
+            best = Some((cost, scan));
+        }
+    }
+    if let Some((_, scan)) = best {
+        return Plan::Ixscan(scan);
+    }
+    if let Some(Bson::Array(branches)) = filter.get("$or") {
+        let mut scans = Vec::new();
+        for b in branches {
+            let Bson::Document(b) = b else { return Plan::CollScan { reverse: false } };
+            match plan(coll, b, None, None) {
+                Plan::Ixscan(s) => scans.push(s),
+                Plan::IdHack { ids } => match id_scan(coll, ids) {
+                    Some(s) => scans.push(s),
+                    None => return Plan::CollScan { reverse: false },
+                },
+                _ => return Plan::CollScan { reverse: false },
+            }
+        }
+        if !scans.is_empty() {
+            return Plan::Or(scans);
+        }
+    }
+    Plan::CollScan { reverse: false }
+}
+
+/// An `_id` equality as a scan of the `_id` index (inside an `$or`).
+fn id_scan(coll: &Collection, ids: Vec<Bson>) -> Option<IxScan> {
+    let index = coll.indexes.iter().position(Index::is_id)?;
+    let mut pts = ids;
+    pts.sort_by(value::compare);
+    pts.dedup_by(|a, b| value::equal(a, b));
+    Some(IxScan { index, bounds: vec![pts.into_iter().map(Interval::point).collect()], reverse: false, provides_sort: false })
+}
+
+/// The key ranges of a scan, in index order: the combinations of the leading point fields'
+/// values, then the intervals of the next field; later fields unbounded (checked per key).
+fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
+    let n = scan.bounds.len();
+    // How many leading fields take part in the seek keys.
+    let mut depth = 0;
+    while depth < n && scan.bounds[depth].iter().all(Interval::is_point) {
+        depth += 1;
+    }
+    let seek = (depth + 1).min(n);
+    // Each field's intervals in index order.
+    let ordered: Vec<Vec<Interval>> = scan
+        .bounds
+        .iter()
+        .enumerate()
+        .map(|(i, ivs)| if ix.is_descending(i) { ivs.iter().rev().cloned().collect() } else { ivs.clone() })
+        .collect();
+    let mut combos: Vec<Vec<&Interval>> = vec![Vec::new()];
+    for ivs in ordered.iter().take(seek) {
+        let mut next = Vec::with_capacity(combos.len() * ivs.len());
+        for c in &combos {
+            for iv in ivs {
+                let mut c2 = c.clone();
+                c2.push(iv);
+                next.push(c2);
+            }
+        }
+        combos = next;
+    }
+    let part = |i: usize, v: &Bson| if ix.is_descending(i) { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) };
+    let fill = |i: usize, low: bool| {
+        // The smallest (or largest) key part in index order.
+        match (ix.is_descending(i), low) {
+            (false, true) => KeyPart::Asc(Bson::MinKey),
+            (false, false) => KeyPart::Asc(Bson::MaxKey),
+            (true, true) => KeyPart::Desc(Bson::MaxKey),
+            (true, false) => KeyPart::Desc(Bson::MinKey),
+        }
+    };
+    combos
+        .into_iter()
+        .map(|c| {
+            let mut start = Vec::with_capacity(n);
+            let mut end = Vec::with_capacity(n);
+            for (i, iv) in c.iter().enumerate() {
+                let (a, b) = if ix.is_descending(i) { (&iv.hi, &iv.lo) } else { (&iv.lo, &iv.hi) };
+                start.push(part(i, a));
+                end.push(part(i, b));
+            }
+            for i in c.len()..n {
+                start.push(fill(i, true));
+                end.push(fill(i, false));
+            }
+            (IndexKey(start), IndexKey(end))
+        })
+        .collect()
+}
+
+/// True when every component of `key` is inside its field's bounds.
+fn in_bounds(scan: &IxScan, key: &IndexKey) -> bool {
+    key.0.iter().zip(&scan.bounds).all(|(p, ivs)| ivs.iter().any(|iv| iv.contains(p.value())))
+}
+
+/// Walks a scan: each key in bounds with its record ids, in scan order. `visit` returns false
+/// to stop.
+fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&IndexKey, &[u64]) -> bool) {
+    let mut rs = ranges(ix, scan);
+    if scan.reverse {
+        rs.reverse();
+    }
+    for (start, end) in rs {
+        if start > end {
+            continue;
+        }
+        let range = ix.entries().range((Bound::Included(start), Bound::Included(end)));
+        let iter: Box<dyn Iterator<Item = (&IndexKey, &Vec<u64>)>> = if scan.reverse { Box::new(range.rev()) } else { Box::new(range) };
+        for (k, rids) in iter {
+            if in_bounds(scan, k) && !visit(k, rids) {
+                return;
+            }
+        }
+    }
+}
+
+/// The number of keys a scan examines.
+fn count_keys(ix: &Index, scan: &IxScan) -> usize {
+    let mut n = 0;
+    walk(ix, scan, |_, rids| {
+        n += rids.len();
+        true
+    });
+    n
+}
+
+/// Runs a plan: `visit` gets each record it yields, in plan order and once each, and returns
+/// whether to go on. Returns the number of index keys examined.
+pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64) -> Result<bool>) -> Result<u64> {
+    let mut seen = HashSet::new();
+    let mut keys = 0u64;
+    let mut error = None;
+    let mut each_key = |rids: &[u64], keys: &mut u64| -> bool {
+        for r in rids {
+            *keys += 1;
+            if seen.insert(*r) {
+                match visit(*r) {
+                    Ok(true) => {}
+                    Ok(false) => return false,
+                    Err(e) => {
+                        error = Some(e);
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    };
+    match plan {
+        Plan::IdHack { ids } => {
+            let mut rids: Vec<u64> = ids.iter().filter_map(|v| coll.rid_by_id(v)).collect();
+            rids.sort_unstable();
+            rids.dedup();
+            each_key(&rids, &mut keys);
+            keys = ids.len() as u64;
+        }
+        Plan::Ixscan(scan) => {
+            if let Some(ix) = coll.indexes.get(scan.index) {
+                walk(ix, scan, |_, rids| each_key(rids, &mut keys));
+            }
+        }
+        Plan::Or(scans) => {
+            let mut go_on = true;
+            for scan in scans {
+                if let Some(ix) = coll.indexes.get(scan.index) {
+                    walk(ix, scan, |_, rids| {
+                        go_on = each_key(rids, &mut keys);
+                        go_on
+                    });
+                }
+                if !go_on {
+                    break;
+                }
+            }
+        }
+        Plan::CollScan { reverse } => {
+            let rids: Vec<u64> = if *reverse { coll.iter().rev().map(|(r, _)| r).collect() } else { coll.iter().map(|(r, _)| r).collect() };
+            for r in rids {
+                match visit(r) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok(keys),
+    }
+}
+
+/// The plan as explain's `winningPlan` shows it.
+pub(crate) fn describe(coll: Option<&Collection>, plan: &Plan, filter: &Document) -> Document {
+    let ixscan = |scan: &IxScan| -> Document {
+        let Some(ix) = coll.and_then(|c| c.indexes.get(scan.index)) else { return doc! {"stage": "IXSCAN"} };
+        let mut bounds = Document::new();
+        for (i, (f, ivs)) in ix.key.keys().zip(&scan.bounds).enumerate() {
+            let mut ivs: Vec<String> = ivs.iter().map(|iv| iv.render(ix.is_descending(i) != scan.reverse)).collect();
+            if ix.is_descending(i) != scan.reverse {
+                ivs.reverse();
+            }
+            bounds.insert(f.clone(), ivs);
+        }
+        doc! {
+            "stage": "IXSCAN",
+            "keyPattern": ix.key.clone(),
+            "indexName": ix.name.clone(),
+            "isMultiKey": ix.multikey,
+            "isUnique": ix.unique,
+            "isSparse": ix.sparse,
+            "isPartial": ix.is_partial(),
+            "indexVersion": 2,
+            "direction": if scan.reverse { "backward" } else { "forward" },
+            "indexBounds": bounds,
+        }
+    };
+    let fetch = |input: Document| -> Document {
+        let mut d = doc! {"stage": "FETCH"};
+        if !filter.is_empty() {
+            d.insert("filter", filter.clone());
+        }
+        d.insert("inputStage", input);
+        d
+    };
+    match plan {
+        Plan::IdHack { .. } => doc! {"stage": "EXPRESS_IDHACK", "keyPattern": {"_id": 1}, "indexName": "_id_"},
+        Plan::Ixscan(scan) => fetch(ixscan(scan)),
+        Plan::Or(scans) => fetch(doc! {"stage": "OR", "inputStages": scans.iter().map(|s| Bson::Document(ixscan(s))).collect::<Vec<_>>()}),
+        Plan::CollScan { reverse } => {
+            let mut d = doc! {"stage": "COLLSCAN"};
+            if !filter.is_empty() {
+                d.insert("filter", filter.clone());
+            }
+            d.insert("direction", if *reverse { "backward" } else { "forward" });
+            d
+        }
+    }
+}
