@@ -32,9 +32,24 @@ impl Default for Engine {
 
 #[wasm_bindgen]
 impl Engine {
+    /// An empty database whose clock (`$$NOW`, generated ObjectIds) is the browser's `Date.now()`.
     #[wasm_bindgen(constructor)]
     pub fn new() -> Engine {
-        Engine { db: Database::new() }
+        let mut db = Database::new();
+        db.set_clock(js_now);
+        Engine { db }
+    }
+
+    /// Fixes the clock at `millis` since the epoch (reproducible lessons and tests).
+    #[wasm_bindgen(js_name = setFixedTime)]
+    pub fn set_fixed_time(&mut self, millis: f64) {
+        self.db.set_fixed_time(millis as i64);
+    }
+
+    /// Seeds the random part of generated ObjectIds and UUIDs (reproducible lessons and tests).
+    #[wasm_bindgen(js_name = setSeed)]
+    pub fn set_seed(&mut self, seed: f64) {
+        self.db.set_seed(seed as u64);
     }
 
     /// Runs one command (a BSON document) and returns the server's reply as BSON: `{ ..., ok: 1 }`
@@ -56,7 +71,8 @@ impl Engine {
     /// message is the engine's when the bytes are not a snapshot; the database is then unchanged.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), JsError> {
         match Database::restore(bytes) {
-            Ok(db) => {
+            Ok(mut db) => {
+                db.set_clock(js_now);
                 self.db = db;
                 Ok(())
             }
@@ -78,6 +94,10 @@ impl Engine {
     pub fn last_write_report(&self) -> JsValue {
         to_js(self.db.last_write_report())
     }
+}
+
+fn js_now() -> i64 {
+    js_sys::Date::now() as i64
 }
 
 fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {

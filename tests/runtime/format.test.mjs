@@ -136,3 +136,13 @@ test('format: a printed cursor shows its first 20 documents and "Type \\"it\\" f
   assert.equal(lines[21], ']');
   assert.equal(lines[22], 'Type "it" for more');
 });
+
+test('server clock: $$NOW, $currentDate and generated ObjectIds read the real time', async () => {
+  const text = await out(`
+    db.clock.updateOne({ k: 1 }, { $currentDate: { at: true } }, { upsert: true });
+    const d = db.clock.findOne();
+    const now = db.aggregate([{ $documents: [{}] }, { $project: { now: '$$NOW' } }]).toArray()[0].now;
+    print(Math.abs(d.at - Date.now()) < 60000, Math.abs(d._id.getTimestamp() - Date.now()) < 60000, Math.abs(now - Date.now()) < 60000);
+  `);
+  assert.equal(text, 'true true true');
+});
