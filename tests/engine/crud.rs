@@ -930,11 +930,13 @@ fn lesson_gap_compound_index_on_two_fields_of_one_array() {
 }
 
 /// For a time series collection, `collStats` (which the runtime's `stats()` reads) carries
-/// `timeseries: { bucketCount, ... }`. 2 880 minute readings of one station over two days
-/// make 4 buckets with granularity "minutes": a bucket spans at most one day (from midnight) and
-/// holds at most 1 000 measurements (1 000 + 440 per day).
+/// `timeseries: { bucketCount, ... }`. 2 880 minute readings of one station over two days make 3
+/// buckets with granularity "minutes" by the server's bucket catalog: a bucket holds at most
+/// 1 000 measurements and spans 86 400 s from its first measurement's time rounded down to the
+/// hour. Minutes 0-999 fill the first bucket (from 00:00); the second opens at 16:40, rounded to
+/// 16:00, and fills with minutes 1 000-1 999 before 16:00 the next day; the third takes the rest.
+/// (`$collStats` reports the same section under `storageStats`.)
 #[test]
-#[ignore = "lesson gap: collStats of a time series collection has no timeseries.bucketCount"]
 fn lesson_gap_collstats_of_a_time_series_collection_counts_buckets() {
     let mut db = new_db();
     run_setup(&mut db, &[doc! {"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}]);
@@ -943,7 +945,29 @@ fn lesson_gap_collstats_of_a_time_series_collection_counts_buckets() {
     run_setup(&mut db, &[doc! {"insert": "ts", "documents": docs}]);
     let r = db.run_command(&doc! {"collStats": "ts"});
     let ts = r.get_document("timeseries").unwrap_or_else(|_| panic!("no timeseries in {r}"));
-    contains(ts, &doc! {"bucketCount": 4}).unwrap();
+    contains(ts, &doc! {"bucketsNs": "test.system.buckets.ts", "bucketCount": 3, "numBucketsClosedDueToCount": 2, "numMeasurementsCommitted": 2880}).unwrap();
+    let r = db.run_command(&doc! {"aggregate": "ts", "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}});
+    let first = r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0].as_document().unwrap().clone();
+    contains(&first, &doc! {"ns": "test.ts"}).unwrap();
+    let ts = first.get_document("storageStats").unwrap().get_document("timeseries").unwrap();
+    contains(ts, &doc! {"bucketCount": 3}).unwrap();
+    // Three stations over the same two days: three buckets each.
+    let docs: Vec<Document> = (0..2 * 1440)
+        .flat_map(|i| ["s2", "s3"].map(|m| doc! {"m": m, "t": bson::DateTime::from_millis(start + i * 60_000), "v": i}))
+        .collect();
+    run_setup(&mut db, &[doc! {"insert": "ts", "documents": docs}]);
+    let r = db.run_command(&doc! {"collStats": "ts"});
+    contains(r.get_document("timeseries").unwrap(), &doc! {"bucketCount": 9}).unwrap();
+}
+
+#[test]
+fn collstats_stage() {
+    let mut db = new_db();
+    run_setup(&mut db, &[ins(vec![doc! {"_id": 1, "a": "xx"}, doc! {"_id": 2}])]);
+    let r = db.run_command(&doc! {"aggregate": "c", "pipeline": [{"$collStats": {"storageStats": {"scale": 1}, "count": {}}}, {"$project": {"storageStats.count": 1, "storageStats.size": 1, "count": 1, "_id": 0}}], "cursor": {}});
+    contains(&r, &batch(vec![doc! {"storageStats": {"size": 38, "count": 2}, "count": 2}])).unwrap();
+    let r = db.run_command(&doc! {"aggregate": "nope", "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}});
+    contains(&r, &err(26, "NamespaceNotFound", "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found.")).unwrap();
 }
 
 #[test]

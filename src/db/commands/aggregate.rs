@@ -82,6 +82,16 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
             ));
         }
     }
+    // `$collStats` reads the catalog, not documents: its one document goes through the rest.
+    if let (Target::Collection(c), Some(Bson::Document(first))) = (target, stages.first()) {
+        if let Some(spec) = first.get("$collStats").filter(|_| first.len() == 1) {
+            let stats = super::stats::coll_stats_stage(db, ctx, c, spec)?;
+            let rest = Pipeline::parse_with(&stages[1..], &let_scope(ctx))?;
+            let catalog = db.catalog(&ctx.db, ctx.env.now);
+            let out = rest.run(vec![stats], &catalog, &ctx.env)?;
+            return Ok(out.docs);
+        }
+    }
     // A view's stages run first, over the collection it is defined on.
     let (source, all_stages) = match target {
         Target::Collection(c) => match db.resolve_view(&ctx.db, c)? {

@@ -170,6 +170,30 @@ fn normalize_timeseries(ts: &Document) -> Result<Document> {
         }
         out.insert("metaField", m);
     }
+    let span = f.i64("bucketMaxSpanSeconds")?;
+    let rounding = f.i64("bucketRoundingSeconds")?;
+    if span.is_some() || rounding.is_some() {
+        // Custom bucketing: both given and equal, no granularity.
+        if f.string("granularity")?.is_some() {
+            return Err(Error::new(
+                ErrorKind::InvalidOptions,
+                "Time-series 'bucketMaxSpanSeconds' cannot be set when 'granularity' is set",
+            ));
+        }
+        match (span, rounding) {
+            (Some(s), Some(r)) if s == r && (1..=31_536_000).contains(&s) => {
+                out.insert("bucketRoundingSeconds", r as i32);
+                out.insert("bucketMaxSpanSeconds", s as i32);
+                return Ok(out);
+            }
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::InvalidOptions,
+                    "Time-series 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' must be equal and both set",
+                ))
+            }
+        }
+    }
     let granularity = f.string("granularity")?.unwrap_or("seconds");
     let span = match granularity {
         "seconds" => 3600,

@@ -14,7 +14,7 @@ mod indexes;
 mod insert;
 mod preview;
 mod server;
-mod stats;
+pub(crate) mod stats;
 mod update;
 pub(crate) mod write;
 

@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::value;
 
 use super::super::args::{self, Fields};
-use super::super::{Collection, Database};
+use super::super::{timeseries, Collection, Database};
 use super::{number, Ctx};
 
 /// The estimated size of each index: the BSON size of every key it holds plus a record id.
@@ -37,15 +37,9 @@ fn scale_of(f: &Fields) -> Result<i64> {
     Ok(scale)
 }
 
-pub(super) fn coll_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
-    let coll = args::collection_name(cmd, &ctx.db)?;
-    let f = Fields::new(cmd, "collStats");
-    let scale = scale_of(&f)?;
-    let ns = format!("{}.{coll}", ctx.db);
-    db.check_not_view(&ctx.db, &coll)?;
-    let Some(c) = db.collection(&ctx.db, &coll) else {
-        return Err(Error::new(ErrorKind::NamespaceNotFound, format!("Collection [{ns}] not found.")));
-    };
+/// The storage statistics of a collection (`collStats`, `$collStats`'s `storageStats`), sizes
+/// divided by `scale`. A time series collection reports its buckets (and no document count).
+pub(crate) fn storage_stats(c: &Collection, scale: i64) -> Document {
     let count = c.len() as i64;
     let size = c.data_size() as i64;
     let sizes = index_sizes(c);
@@ -54,9 +48,18 @@ pub(super) fn coll_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Re
     for (n, s) in &sizes {
         index_sizes_doc.insert(n.clone(), number(*s as i64 / scale));
     }
-    let mut reply = doc! {"ns": ns, "size": number(size / scale), "count": number(count)};
-    if count > 0 {
-        reply.insert("avgObjSize", number(size / count));
+    let buckets = timeseries::bucket_stats(c);
+    let mut reply = doc! {"size": number(size / scale)};
+    match &buckets {
+        Some(b) => {
+            reply.insert("timeseries", timeseries::storage_section(c, b, scale));
+        }
+        None => {
+            reply.insert("count", number(count));
+            if count > 0 {
+                reply.insert("avgObjSize", number(size / count));
+            }
+        }
     }
     reply.insert("numOrphanDocs", 0);
     reply.insert("storageSize", number(size / scale));
@@ -68,7 +71,63 @@ pub(super) fn coll_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Re
     reply.insert("totalSize", number((size + total_index) / scale));
     reply.insert("indexSizes", index_sizes_doc);
     reply.insert("scaleFactor", scale as i32);
+    reply
+}
+
+pub(super) fn coll_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let coll = args::collection_name(cmd, &ctx.db)?;
+    let f = Fields::new(cmd, "collStats");
+    let scale = scale_of(&f)?;
+    let ns = format!("{}.{coll}", ctx.db);
+    db.check_not_view(&ctx.db, &coll)?;
+    let Some(c) = db.collection(&ctx.db, &coll) else {
+        return Err(Error::new(ErrorKind::NamespaceNotFound, format!("Collection [{ns}] not found.")));
+    };
+    let mut reply = doc! {"ns": ns};
+    reply.extend(storage_stats(c, scale));
     Ok(reply)
+}
+
+/// The document `$collStats` (the first stage of a pipeline on `coll`) produces:
+/// `{ ns, host, localTime, storageStats?, count?, latencyStats?, queryExecStats? }`.
+pub(crate) fn coll_stats_stage(db: &Database, ctx: &Ctx, coll: &str, spec: &Bson) -> Result<Document> {
+    let Bson::Document(spec) = spec else {
+        return Err(Error::code(5447000, format!("$collStats must take a nested object but found: {}", crate::query::display::value(spec))));
+    };
+    let ns = format!("{}.{coll}", ctx.db);
+    let mut out = doc! {"ns": ns.clone(), "host": "localhost:27017", "localTime": Bson::DateTime(ctx.env.now)};
+    for (k, v) in spec {
+        match k.as_str() {
+            "latencyStats" => {
+                let zero = doc! {"latency": 0i64, "ops": 0i64};
+                out.insert("latencyStats", doc! {"reads": zero.clone(), "writes": zero.clone(), "commands": zero.clone(), "transactions": zero});
+            }
+            "storageStats" => {
+                let scale = match v {
+                    Bson::Document(d) => scale_of(&Fields::new(d, "storageStats"))?,
+                    _ => 1,
+                };
+                let Some(c) = db.collection(&ctx.db, coll).filter(|c| !c.is_view()) else {
+                    return Err(Error::new(
+                        ErrorKind::NamespaceNotFound,
+                        format!("Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [{ns}] not found."),
+                    ));
+                };
+                out.insert("storageStats", storage_stats(c, scale));
+            }
+            "count" => {
+                let n = db.collection(&ctx.db, coll).map(|c| c.len() as i64).unwrap_or(0);
+                out.insert("count", number(n));
+            }
+            "queryExecStats" => {
+                out.insert("queryExecStats", doc! {"collectionScans": {"total": 0i64, "nonTailable": 0i64}});
+            }
+            other => {
+                return Err(Error::new(ErrorKind::FailedToParse, format!("unrecognized option to $collStats: {other}")));
+            }
+        }
+    }
+    Ok(out)
 }
 
 pub(super) fn db_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
