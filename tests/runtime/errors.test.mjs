@@ -108,7 +108,7 @@ test('errors: command errors carry code, codeName and errmsg from the reply', as
 
 test('errors: the driver rejects updates without operators and replacements with them', async () => {
   const text = await out(`
-    for (const f of [() => db.e5.updateOne({}, { a: 1 }), () => db.e5.replaceOne({}, { $set: { a: 1 } }), () => db.e5.findOneAndUpdate({}, {}), () => db.e5.insertMany({})]) {
+    for (const f of [() => db.e5.updateOne({}, { a: 1 }), () => db.e5.replaceOne({}, { $set: { a: 1 } }), () => db.e5.findOneAndUpdate({}, {}), () => db.e5.insertMany({}), () => db.e5.insertMany([]), () => db.e5.bulkWrite([])]) {
       try { f(); } catch (e) { print(e.name + ': ' + e.message); }
     }
   `);
@@ -117,6 +117,8 @@ test('errors: the driver rejects updates without operators and replacements with
     'MongoInvalidArgumentError: Replacement document must not contain atomic operators',
     'MongoInvalidArgumentError: Update document requires atomic operators',
     'MongoInvalidArgumentError: Argument "docs" must be an array of documents',
+    'MongoInvalidArgumentError: Invalid BulkOperation, Batch cannot be empty',
+    'MongoInvalidArgumentError: Invalid BulkOperation, Batch cannot be empty',
   ].join('\n'));
 });
 

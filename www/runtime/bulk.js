@@ -138,6 +138,7 @@ function commandBytes(type, collName, statements, ordered, extra) {
 /** Runs the operations; returns the driver's BulkWriteResult or throws MongoBulkWriteError. */
 export function executeBulk(client, collName, ops, options = {}) {
   const ordered = options.ordered !== false;
+  if (ops.length === 0) throw new MongoInvalidArgumentError('Invalid BulkOperation, Batch cannot be empty');
   const bulk = { ok: 1, writeErrors: [], writeConcernErrors: [], insertedIds: [], nInserted: 0, nUpserted: 0, nMatched: 0, nModified: 0, nRemoved: 0, upserted: [] };
   ops.forEach((op, index) => {
     if (op.type === 'insert') bulk.insertedIds.push({ index, _id: op.id });
