@@ -1158,3 +1158,28 @@ fn regression_index_bounds_on_fields_of_one_array_need_elem_match() {
     let (plan, _) = explain(&mut db, doc! {"find": "c", "filter": {"c.d": 1, "c.e": 3}});
     assert_eq!(plan.get_document("inputStage").unwrap().get_document("indexBounds").unwrap(), &doc! {"c.d": ["[1, 1]"], "c.e": ["[MinKey, MaxKey]"]});
 }
+
+#[test]
+fn time_series_buckets_are_compressed() {
+    let mut db = new_db();
+    run_setup(&mut db, &[doc! {"create": "ts", "timeseries": {"timeField": "t", "metaField": "station", "granularity": "minutes"}}]);
+    let start = 1_709_251_200_000i64;
+    let readings: Vec<Document> = (0..2 * 1440i64)
+        .flat_map(|m| {
+            ["st-north", "st-harbour", "st-hill"].map(|s| doc! {"station": s, "t": bson::DateTime::from_millis(start + m * 60_000), "temp": 8.0 + (m % 50) as f64 / 10.0, "humidity": 60 + (m * 7 % 30) as i32})
+        })
+        .collect();
+    run_setup(&mut db, &[doc! {"insert": "ts", "documents": readings.clone()}, doc! {"insert": "plain", "documents": readings}]);
+    let size = |db: &mut Database, c: &str| -> i64 {
+        let r = db.run_command(&doc! {"collStats": c});
+        match r.get("size") {
+            Some(Bson::Int32(n)) => *n as i64,
+            Some(Bson::Int64(n)) => *n,
+            other => panic!("size {other:?} in {r}"),
+        }
+    };
+    let (ts, plain) = (size(&mut db, "ts"), size(&mut db, "plain"));
+    // Regular times, one-decimal temperatures and small integers compress to a few bytes each.
+    assert!(ts * 5 < plain, "time series {ts} bytes vs plain {plain} bytes");
+    assert!(ts > 8640, "a reading still costs a few bytes: {ts}");
+}

@@ -49,6 +49,8 @@ pub(crate) fn storage_stats(c: &Collection, scale: i64) -> Document {
         index_sizes_doc.insert(n.clone(), number(*s as i64 / scale));
     }
     let buckets = timeseries::bucket_stats(c);
+    // A time series collection stores compressed buckets.
+    let size = buckets.as_ref().map(|b| b.bucket_sizes.iter().sum::<u64>() as i64).unwrap_or(size);
     let mut reply = doc! {"size": number(size / scale)};
     match &buckets {
         Some(b) => {
