@@ -16,6 +16,7 @@ mod exec;
 mod planner;
 mod report;
 mod snapshot;
+pub mod storage;
 pub mod timeseries;
 mod validate;
 mod view;

@@ -1,32 +1,25 @@
-//! `collStats` and `dbStats`: counts and sizes. Sizes are the documents' BSON sizes (nothing is
-//! compressed in memory, so storage size equals data size); an index's size is the BSON size of
-//! its keys.
+//! `collStats` and `dbStats`: counts and sizes. `size`/`dataSize` are the documents' BSON sizes;
+//! the figures that depend on the storage engine (index sizes, storage sizes) and a time series
+//! collection's compressed bucket size come from the models of `storage.rs`, and the reply lists
+//! them under `estimated` (an extension: `estimated: ["storageSize", "indexSizes", ...]`) so the
+//! UI can mark them.
 
 use bson::{doc, Bson, Document};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::value;
 
 use super::super::args::{self, Fields};
-use super::super::{timeseries, Collection, Database};
+use super::super::{storage, timeseries, Collection, Database};
 use super::{number, Ctx};
 
-/// The estimated size of each index: the BSON size of every key it holds plus a record id.
+/// The estimated size of each index (the WiredTiger model of `storage.rs`).
 pub(crate) fn index_sizes(c: &Collection) -> Vec<(String, u64)> {
-    c.indexes
-        .iter()
-        .map(|ix| {
-            let mut total = 0u64;
-            for (_, r) in c.iter() {
-                if let Ok(Some(keys)) = ix.keys_of(&r.doc) {
-                    for k in keys {
-                        total += value::bson_size(&k) as u64 + 8;
-                    }
-                }
-            }
-            (ix.name.clone(), total)
-        })
-        .collect()
+    c.indexes.iter().map(|ix| (ix.name.clone(), storage::index_size(ix))).collect()
+}
+
+/// The `estimated` list of a reply: the names of its fields that come from a model.
+fn estimated(fields: &[&str]) -> Bson {
+    Bson::Array(fields.iter().map(|f| Bson::String(f.to_string())).collect())
 }
 
 fn scale_of(f: &Fields) -> Result<i64> {
@@ -41,16 +34,22 @@ fn scale_of(f: &Fields) -> Result<i64> {
 /// divided by `scale`. A time series collection reports its buckets (and no document count).
 pub(crate) fn storage_stats(c: &Collection, scale: i64) -> Document {
     let count = c.len() as i64;
-    let size = c.data_size() as i64;
+    let buckets = timeseries::bucket_stats(c);
+    let size = match &buckets {
+        // A time series collection stores compressed buckets (estimated in `timeseries.rs`).
+        Some(b) => b.bucket_sizes.iter().sum::<u64>() as i64,
+        None => c.data_size() as i64,
+    };
+    let storage_size = match &buckets {
+        Some(_) => (storage::COLLECTION_FILE_OVERHEAD + (size as u64).div_ceil(4096) * 4096) as i64,
+        None => storage::storage_size(c) as i64,
+    };
     let sizes = index_sizes(c);
     let total_index: i64 = sizes.iter().map(|(_, s)| *s as i64).sum();
     let mut index_sizes_doc = Document::new();
     for (n, s) in &sizes {
         index_sizes_doc.insert(n.clone(), number(*s as i64 / scale));
     }
-    let buckets = timeseries::bucket_stats(c);
-    // A time series collection stores compressed buckets.
-    let size = buckets.as_ref().map(|b| b.bucket_sizes.iter().sum::<u64>() as i64).unwrap_or(size);
     let mut reply = doc! {"size": number(size / scale)};
     match &buckets {
         Some(b) => {
@@ -64,15 +63,20 @@ pub(crate) fn storage_stats(c: &Collection, scale: i64) -> Document {
         }
     }
     reply.insert("numOrphanDocs", 0);
-    reply.insert("storageSize", number(size / scale));
+    reply.insert("storageSize", number(storage_size / scale));
     reply.insert("freeStorageSize", 0);
     reply.insert("capped", c.options.get("capped").map(|v| matches!(v, Bson::Boolean(true))).unwrap_or(false));
     reply.insert("nindexes", c.indexes.len() as i32);
     reply.insert("indexBuilds", Vec::<Bson>::new());
     reply.insert("totalIndexSize", number(total_index / scale));
-    reply.insert("totalSize", number((size + total_index) / scale));
+    reply.insert("totalSize", number((storage_size + total_index) / scale));
     reply.insert("indexSizes", index_sizes_doc);
     reply.insert("scaleFactor", scale as i32);
+    let mut est: Vec<&str> = storage::ESTIMATED_COLL_FIELDS.to_vec();
+    if buckets.is_some() {
+        est.extend(["size", "timeseries.avgBucketSize"]);
+    }
+    reply.insert("estimated", estimated(&est));
     reply
 }
 
@@ -135,7 +139,7 @@ pub(crate) fn coll_stats_stage(db: &Database, ctx: &Ctx, coll: &str, spec: &Bson
 pub(super) fn db_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
     let f = Fields::new(cmd, "dbStats");
     let scale = scale_of(&f)?;
-    let (mut collections, mut objects, mut data, mut indexes, mut index_size) = (0i64, 0i64, 0i64, 0i64, 0i64);
+    let (mut collections, mut objects, mut data, mut indexes, mut index_size, mut storage) = (0i64, 0i64, 0i64, 0i64, 0i64, 0i64);
     if let Some(d) = db.db(&ctx.db) {
         for c in d.collections.values().filter(|c| !c.is_view()) {
             collections += 1;
@@ -143,6 +147,7 @@ pub(super) fn db_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Resu
             data += c.data_size() as i64;
             indexes += c.indexes.len() as i64;
             index_size += index_sizes(c).iter().map(|(_, s)| *s as i64).sum::<i64>();
+            storage += storage::storage_size(c) as i64;
         }
     }
     let avg = if objects > 0 { data as f64 / objects as f64 } else { 0.0 };
@@ -153,12 +158,13 @@ pub(super) fn db_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Resu
         "objects": objects,
         "avgObjSize": avg,
         "dataSize": (data / scale) as f64,
-        "storageSize": (data / scale) as f64,
+        "storageSize": (storage / scale) as f64,
         "indexes": indexes,
         "indexSize": (index_size / scale) as f64,
-        "totalSize": ((data + index_size) / scale) as f64,
+        "totalSize": ((storage + index_size) / scale) as f64,
         "scaleFactor": scale,
         "fsUsedSize": 0.0,
         "fsTotalSize": 0.0,
+        "estimated": estimated(&["storageSize", "indexSize", "totalSize"]),
     })
 }
