@@ -247,7 +247,15 @@ mod tests {
 
     #[test]
     fn lz_finds_repeats() {
-        let random: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let random: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect();
         let repeated: Vec<u8> = b"sensorId".iter().cycle().take(4096).copied().collect();
         assert!(lz_size(&random) > 4000);
         assert!(lz_size(&repeated) < 1000);
