@@ -141,3 +141,124 @@ fn index_sizes_grow_with_keys() {
     assert!(int(&s, "totalIndexSize") > before);
     assert_eq!(int(&s, "totalIndexSize") % 4096, 0, "whole allocation units");
 }
+
+#[test]
+fn explain_shows_index_use_and_costs() {
+    let mut db = new_db();
+    insert_readings(&mut db, "r");
+    run(&mut db, doc! {"createIndexes": "r", "indexes": [{"key": {"sensorId": 1, "t": 1}, "name": "sensorId_1_t_1"}]});
+    let hour = DateTime::from_millis(BASE + 3_600_000);
+    let next = DateTime::from_millis(BASE + 7_200_000);
+    let q = doc! {"sensorId": "s1", "t": {"$gte": hour, "$lt": next}};
+    let r = run(&mut db, doc! {"explain": {"find": "r", "filter": q.clone()}, "verbosity": "executionStats"});
+    let win = r.get_document("queryPlanner").unwrap().get_document("winningPlan").unwrap();
+    assert_eq!(win.get_str("stage").unwrap(), "FETCH");
+    let ix = win.get_document("inputStage").unwrap();
+    assert_eq!((ix.get_str("stage").unwrap(), ix.get_str("indexName").unwrap()), ("IXSCAN", "sensorId_1_t_1"));
+    let st = r.get_document("executionStats").unwrap();
+    // One reading per sensor every 10 s: 360 in the hour.
+    assert_eq!((int(st, "nReturned"), int(st, "totalKeysExamined"), int(st, "totalDocsExamined")), (360, 360, 360));
+    let size = crate_size(&reading(720));
+    assert_eq!(int(st, "bytesRead"), 360 * size);
+    assert_eq!(int(st, "bytesWritten"), 0);
+    let stages = st.get_document("executionStages").unwrap();
+    assert_eq!(int(stages, "docsExamined"), 360);
+    assert_eq!(int(stages.get_document("inputStage").unwrap(), "keysExamined"), 360);
+    // The same query run for real reports the same counters.
+    run(&mut db, doc! {"find": "r", "filter": q});
+    let c = db.last_cost();
+    assert_eq!((c.keys_examined, c.docs_examined, c.docs_returned, c.bytes_read), (360, 360, 360, 360 * size as u64));
+    // Without the index: a collection scan of every document.
+    run(&mut db, doc! {"find": "r", "filter": {"celsius": {"$gt": 100}}});
+    let c = db.last_cost();
+    assert_eq!((c.keys_examined, c.docs_examined, c.docs_returned), (0, 20_000, 0));
+}
+
+/// The BSON size of a reading as stored (with its generated `_id` first).
+fn crate_size(d: &Document) -> i64 {
+    let mut with_id = doc! {"_id": bson::oid::ObjectId::new()};
+    with_id.extend(d.clone());
+    let mut bytes = Vec::new();
+    with_id.to_writer(&mut bytes).unwrap();
+    bytes.len() as i64
+}
+
+#[test]
+fn capped_upserts_use_the_index_once_it_exists() {
+    let mut db = new_db();
+    let upsert = |i: i64| {
+        let r = reading(i);
+        let t = r.get_datetime("t").unwrap().timestamp_millis();
+        let hour = DateTime::from_millis(t.div_euclid(3_600_000) * 3_600_000);
+        let s = r.get_str("sensorId").unwrap().to_string();
+        doc! {"update": "b", "updates": [{
+            "q": {"sensorId": &s, "hour": hour, "count": {"$lt": 200}},
+            "u": {"$push": {"readings": {"t": r.get("t").unwrap().clone()}}, "$inc": {"count": 1}, "$setOnInsert": {"sensorId": &s, "hour": hour}},
+            "upsert": true,
+        }]}
+    };
+    for i in 0..2000 {
+        let r = run(&mut db, upsert(i));
+        assert!(!r.contains_key("writeErrors"), "{r}");
+    }
+    // Before the index: a scan of every bucket until the match.
+    run(&mut db, upsert(2002));
+    let scan = db.last_cost();
+    assert_eq!(scan.keys_examined, 0);
+    assert!(scan.docs_examined >= 10, "{scan:?}");
+    run(&mut db, doc! {"createIndexes": "b", "indexes": [{"key": {"sensorId": 1, "hour": 1}, "name": "sensorId_1_hour_1"}]});
+    // Reading 1998 (s1, 00:59:50) goes to the open bucket of s1's 00:00 hour: the index leads to
+    // that hour's two buckets (the full one and the open one) and to nothing else.
+    run(&mut db, upsert(1998));
+    let ix = db.last_cost();
+    assert_eq!((ix.keys_examined, ix.docs_examined), (2, 2), "{ix:?}");
+    assert_eq!(ix.bytes_written as i64 > 0, true);
+    let n: i64 = int(&run(&mut db, doc! {"count": "b"}), "n");
+    assert_eq!(n, 13);
+}
+
+#[test]
+fn bytes_read_count_every_document_examined() {
+    let mut db = new_db();
+    let reviews: Vec<Bson> = (0..1000).map(|i| Bson::Document(doc! {"user": format!("u{}", i % 700), "stars": 1 + i % 5, "text": format!("Review {i} {}", "lorem ipsum ".repeat(12))})).collect();
+    run(&mut db, doc! {"insert": "fat", "documents": [{"_id": "BK-204", "title": "Distributed Systems", "reviews": reviews}]});
+    let size = int(&run(&mut db, doc! {"collStats": "fat"}), "size") as u64;
+    let mut total = 0;
+    for _ in 0..10 {
+        run(&mut db, doc! {"find": "fat", "filter": {"_id": "BK-204"}, "projection": {"title": 1, "reviews": {"$slice": -5}}, "limit": 1});
+        let c = db.last_cost();
+        assert_eq!((c.keys_examined, c.docs_examined, c.docs_returned), (1, 1, 1));
+        total += c.bytes_read;
+    }
+    // A projection does not make the read cheaper: the whole document is loaded each time.
+    assert_eq!(total, 10 * size);
+    run(&mut db, doc! {"update": "fat", "updates": [{"q": {"_id": "BK-204"}, "u": {"$set": {"title": "DS"}}}]});
+    let c = db.last_cost();
+    assert_eq!(c.bytes_read, size);
+    assert_eq!(c.bytes_written, size - 17);
+}
+
+#[test]
+fn unique_violations_leave_the_data_unchanged() {
+    let mut db = new_db();
+    run(&mut db, doc! {"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 2}]});
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]});
+    let before = db.snapshot();
+    let cases = [
+        doc! {"insert": "c", "documents": [{"_id": 3, "a": 1}]},
+        doc! {"update": "c", "updates": [{"q": {"_id": 2}, "u": {"$set": {"a": 1}}}]},
+        doc! {"update": "c", "updates": [{"q": {"_id": 9}, "u": {"$set": {"a": 1}}, "upsert": true}]},
+        doc! {"findAndModify": "c", "query": {"_id": 2}, "update": {"$set": {"a": 1}}},
+    ];
+    for cmd in cases {
+        let r = db.run_command(&cmd);
+        let e = match r.get_array("writeErrors") {
+            Ok(w) => w[0].as_document().unwrap().clone(),
+            Err(_) => r.clone(),
+        };
+        assert_eq!(int(&e, "code"), 11000, "{cmd} -> {r}");
+        assert_eq!(e.get_str("errmsg").unwrap(), "E11000 duplicate key error collection: test.c index: a_1 dup key: { a: 1 }", "{r}");
+        assert_eq!(e.get_document("keyPattern").unwrap(), &doc! {"a": 1});
+        assert_eq!(db.snapshot(), before, "{cmd} changed the data");
+    }
+}

@@ -1,7 +1,9 @@
 //! `explain`: `{ explain: { find | aggregate | count | distinct | update | delete |
 //! findAndModify ... }, verbosity }`. The plan shows how the engine reads the collection
 //! (`EXPRESS_IDHACK` / `IXSCAN` on `_id_` through the `_id` index, else `COLLSCAN`); with
-//! `executionStats` the command runs on a copy of the database and its cost counters are reported.
+//! `executionStats` the command runs on a copy of the database and its cost counters are reported
+//! per stage, plus two extensions: `executionStats.bytesRead` and `executionStats.bytesWritten`
+//! (the BSON bytes of the documents examined and written, as `Database::last_cost` counts them).
 
 use bson::{doc, Bson, Document};
 
@@ -130,10 +132,7 @@ fn execution_stats(db: &Database, ctx: &Ctx, inner: &Document, winning: &Documen
         },
     };
     let mut stages = winning.clone();
-    stages.insert("nReturned", number(n_returned));
-    stages.insert("executionTimeMillisEstimate", 0);
-    stages.insert("docsExamined", number(cost.docs_examined as i64));
-    stages.insert("keysExamined", number(cost.keys_examined as i64));
+    annotate(&mut stages, n_returned, &cost);
     Ok(doc! {
         "executionSuccess": true,
         "nReturned": number(n_returned),
@@ -141,7 +140,49 @@ fn execution_stats(db: &Database, ctx: &Ctx, inner: &Document, winning: &Documen
         "totalKeysExamined": number(cost.keys_examined as i64),
         "totalDocsExamined": number(cost.docs_examined as i64),
         "executionStages": stages,
+        // Extension: the BSON bytes of the documents examined and written (`Database::last_cost`).
+        "bytesRead": number(cost.bytes_read as i64),
+        "bytesWritten": number(cost.bytes_written as i64),
     })
+}
+
+/// Adds the execution figures to a stage tree: every stage gets `nReturned` and
+/// `executionTimeMillisEstimate: 0`; the stage that reads the index gets `keysExamined`, the one
+/// that reads documents `docsExamined` (a `FETCH` passes on one index entry per document, so
+/// the `IXSCAN` below it returns as many as were examined).
+fn annotate(stage: &mut Document, n_returned: i64, cost: &crate::env::Cost) {
+    let name = stage.get_str("stage").unwrap_or("").to_string();
+    stage.insert("nReturned", number(n_returned));
+    stage.insert("executionTimeMillisEstimate", 0);
+    let reads_keys = name.contains("IXSCAN") || name.starts_with("EXPRESS") || name == "COUNT_SCAN" || name == "IDHACK";
+    let reads_docs = matches!(name.as_str(), "FETCH" | "COLLSCAN" | "IDHACK") || name.starts_with("EXPRESS");
+    if reads_keys {
+        stage.insert("keysExamined", number(cost.keys_examined as i64));
+    }
+    if reads_docs {
+        stage.insert("docsExamined", number(cost.docs_examined as i64));
+    }
+    let below = if name == "FETCH" { cost.docs_examined as i64 } else { n_returned };
+    if let Ok(input) = stage.get_document("inputStage") {
+        let mut input = input.clone();
+        annotate(&mut input, below, cost);
+        stage.insert("inputStage", input);
+    }
+    if let Ok(inputs) = stage.get_array("inputStages") {
+        // Branches of an OR: the totals stay on the parent.
+        let branches: Vec<Bson> = inputs
+            .iter()
+            .map(|b| match b {
+                Bson::Document(d) => {
+                    let mut d = d.clone();
+                    d.insert("executionTimeMillisEstimate", 0);
+                    Bson::Document(d)
+                }
+                other => other.clone(),
+            })
+            .collect();
+        stage.insert("inputStages", branches);
+    }
 }
 
 /// Explains a pipeline: a `$cursor` stage reading the collection (with a leading `$match` as

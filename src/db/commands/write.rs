@@ -212,7 +212,10 @@ pub(crate) fn update_statement(
             c.check_validator(&out.doc, Some(&rec.doc), env)?;
         }
         let Some(cm) = db.collection_mut(dbname, coll) else { break };
-        cm.replace(rid, out.doc.clone())?;
+        // The new document moves into the collection; a copy is kept only when asked for
+        // (copying large documents dominated the cost of updates, e.g. `$push` into buckets).
+        let after = if opts.keep_docs { Some(out.doc.clone()) } else { None };
+        cm.replace(rid, out.doc)?;
         env.add_written(size as u64);
         result.modified += 1;
         db.report(WriteReport {
@@ -223,8 +226,8 @@ pub(crate) fn update_statement(
             changed_paths: out.changed_paths.clone(),
             op,
         });
-        if opts.keep_docs {
-            result.docs.push(DocChange { before, after: out.doc, changed_paths: out.changed_paths });
+        if let Some(after) = after {
+            result.docs.push(DocChange { before, after, changed_paths: out.changed_paths });
         }
     }
     Ok(result)
