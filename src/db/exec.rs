@@ -19,6 +19,8 @@ pub(crate) struct Filter<'a> {
     matcher: Option<Matcher>,
     /// Only an equality on `_id`: the `_id` map answers it exactly.
     id_only: bool,
+    /// The command's `hint`.
+    hint: Option<Bson>,
 }
 
 impl<'a> Filter<'a> {
@@ -30,7 +32,17 @@ impl<'a> Filter<'a> {
             Some(Matcher::parse_with_scope(doc, &VarScope::with_names(env.vars.keys().cloned()))?)
         };
         let id_only = doc.len() == 1 && super::collection::id_equalities(doc).is_some();
-        Ok(Filter { doc, matcher, id_only })
+        Ok(Filter { doc, matcher, id_only, hint: None })
+    }
+
+    /// The same filter with a `hint` (an index name, key pattern or `{ $natural: 1 }`).
+    pub fn with_hint(mut self, hint: Option<&Bson>) -> Filter<'a> {
+        self.hint = hint.filter(|h| !matches!(h, Bson::Null)).cloned();
+        self
+    }
+
+    pub fn hint(&self) -> Option<&Bson> {
+        self.hint.as_ref()
     }
 
     /// The parsed matcher (`None` for `{}`).
@@ -98,7 +110,7 @@ pub(crate) fn select(
     env: &Env,
 ) -> Result<Vec<(u64, MatchDetails)>> {
     let want = if limit > 0 { Some((skip + limit) as usize) } else { None };
-    let plan = planner::plan(coll, filter.doc, sort, want);
+    let plan = planner::plan_with_hint(coll, filter.doc, sort, want, filter.hint.as_ref())?;
     let in_order = sort.is_none() || plan.provides_sort();
     let stop = if in_order { want } else { None };
     let exact = filter.id_only && matches!(plan, planner::Plan::IdHack { .. });

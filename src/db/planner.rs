@@ -17,7 +17,7 @@ use std::ops::Bound;
 
 use bson::{doc, oid::ObjectId, Bson, Document};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::query::display;
 use crate::value;
 
@@ -280,6 +280,15 @@ fn sort_keys(sort: Option<&Sort>) -> Option<Vec<(String, bool)>> {
 
 /// The index scan of `ix` for `preds`, if the index can bound the filter or give the sort.
 fn candidate(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: Option<&[(String, bool)]>) -> Option<IxScan> {
+    let (scan, bounded) = index_scan(i, ix, preds, sort);
+    if !bounded && !scan.provides_sort {
+        return None;
+    }
+    Some(scan)
+}
+
+/// The scan of `ix` for `preds` and `sort`, and whether its leading field is bounded.
+fn index_scan(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: Option<&[(String, bool)]>) -> (IxScan, bool) {
     let fields: Vec<&String> = ix.key.keys().collect();
     let paths = |pos: usize| ix.multikey_paths.get(pos).map(Vec::as_slice).unwrap_or(&[]);
     let mut bounds: Vec<Vec<Interval>> = Vec::with_capacity(fields.len());
@@ -345,10 +354,31 @@ fn candidate(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: Op
         }
         _ => (false, false),
     };
-    if !bounded && !provides_sort {
-        return None;
-    }
-    Some(IxScan { index: i, bounds, reverse, provides_sort })
+    (IxScan { index: i, bounds, reverse, provides_sort }, bounded)
+}
+
+/// Plans a read of `coll` with `filter` (and `sort`, `skip + limit` when known). A `hint` (an
+/// index name, a key pattern or `{ $natural: 1 | -1 }`) forces the plan.
+pub(crate) fn plan_with_hint(coll: &Collection, filter: &Document, sort: Option<&Sort>, want: Option<usize>, hint: Option<&Bson>) -> Result<Plan> {
+    let Some(hint) = hint else { return Ok(plan(coll, filter, sort, want)) };
+    let found = match hint {
+        Bson::String(name) => coll.indexes.iter().position(|ix| &ix.name == name),
+        Bson::Document(d) => {
+            if let (1, Some(dir)) = (d.len(), d.get("$natural")) {
+                let reverse = value::Number::from_bson(dir).map(|n| n.to_f64() < 0.0).unwrap_or(false);
+                return Ok(Plan::CollScan { reverse });
+            }
+            coll.indexes.iter().position(|ix| value::compare_documents(&ix.key, d) == Ordering::Equal)
+        }
+        _ => None,
+    };
+    let Some(i) = found else {
+        return Err(Error::bad_value("hint provided does not correspond to an existing index"));
+    };
+    let mut collected = Preds::default();
+    predicates(filter, "", None, &mut collected);
+    let keys = sort_keys(sort);
+    Ok(Plan::Ixscan(index_scan(i, &coll.indexes[i], &collected.by_path, keys.as_deref()).0))
 }
 
 /// Plans a read of `coll` with `filter` (and `sort`, `skip + limit` when known).

@@ -1183,3 +1183,21 @@ fn time_series_buckets_are_compressed() {
     assert!(ts * 5 < plain, "time series {ts} bytes vs plain {plain} bytes");
     assert!(ts > 8640, "a reading still costs a few bytes: {ts}");
 }
+
+#[test]
+fn hints_force_the_plan() {
+    let mut db = indexed_db();
+    let (plan, stats) = explain(&mut db, doc! {"find": "c", "filter": {"status": "open"}, "hint": "at_1"});
+    assert_eq!(plan.get_document("inputStage").unwrap().get_str("indexName").ok(), Some("at_1"), "{plan}");
+    contains(&stats, &doc! {"nReturned": 20, "totalKeysExamined": 60, "totalDocsExamined": 60}).unwrap();
+    let (plan, _) = explain(&mut db, doc! {"find": "c", "filter": {"at": 50}, "hint": {"$natural": 1}});
+    assert_eq!(stage(&plan), ["COLLSCAN"]);
+    let (plan, _) = explain(&mut db, doc! {"find": "c", "filter": {"_id": 5}, "hint": {"_id": 1}});
+    assert_eq!(stage(&plan), ["FETCH", "IXSCAN"]);
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "hint": "nope"});
+    contains(&r, &err(2, "BadValue", "hint provided does not correspond to an existing index")).unwrap();
+    let r = db.run_command(&doc! {"update": "c", "updates": [{"q": {}, "u": {"$set": {"x": 1}}, "hint": {"zz": 1}}]});
+    contains(&r, &doc! {"n": 0, "writeErrors": [{"index": 0, "code": 2, "errmsg": "hint provided does not correspond to an existing index"}]}).unwrap();
+    let r = db.run_command(&doc! {"count": "c", "query": {}, "hint": "tags_1"});
+    assert_eq!(r.get_i32("n").ok(), Some(60));
+}

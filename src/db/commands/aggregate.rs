@@ -66,13 +66,13 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         Target::Collection(c) => format!("{}.{c}", ctx.db),
         Target::Database => format!("{}.$cmd.aggregate", ctx.db),
     };
-    let docs = run_pipeline(db, ctx, &target, stages, f.bool_or("bypassDocumentValidation", false)?)?;
+    let docs = run_pipeline(db, ctx, &target, stages, f.bool_or("bypassDocumentValidation", false)?, cmd.get("hint"))?;
     Ok(cursor_reply(&ns, docs))
 }
 
 /// Parses and runs a pipeline over its target, performing `$out`/`$merge`; returns the
 /// documents the cursor returns (none after `$out`/`$merge`).
-pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, stages: &[Bson], bypass: bool) -> Result<Vec<Document>> {
+pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, stages: &[Bson], bypass: bool, hint: Option<&Bson>) -> Result<Vec<Document>> {
     if let (Target::Database, Some(Bson::Document(first))) = (target, stages.first()) {
         let name = first.keys().next().cloned().unwrap_or_default();
         if !COLLECTIONLESS_STAGES.contains(&name.as_str()) {
@@ -107,7 +107,7 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
     let pipeline = Pipeline::parse_with(&all_stages, &let_scope(ctx))?;
     let input = match &source {
         Target::Collection(c) => match db.collection(&ctx.db, c) {
-            Some(coll) => read_input(coll, &all_stages, &ctx.env)?,
+            Some(coll) => read_input(coll, &all_stages, hint, &ctx.env)?,
             None => Vec::new(),
         },
         Target::Database => Vec::new(),
@@ -135,7 +135,7 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
 /// The documents a pipeline starts from. A leading `$match` (with a `$sort` and `$limit` right
 /// after it) is answered by the query planner, as the server pushes them down; the stages still
 /// run over the documents it returns (which they leave as they are).
-fn read_input(coll: &Collection, stages: &[Bson], env: &crate::env::Env) -> Result<Vec<Document>> {
+fn read_input(coll: &Collection, stages: &[Bson], hint: Option<&Bson>, env: &crate::env::Env) -> Result<Vec<Document>> {
     let stage = |i: usize, name: &str| match stages.get(i) {
         Some(Bson::Document(d)) if d.len() == 1 => d.get(name),
         _ => None,
@@ -153,7 +153,7 @@ fn read_input(coll: &Collection, stages: &[Bson], env: &crate::env::Env) -> Resu
         Some(v) => value::Number::from_bson(v).and_then(|n| n.to_exact_i64()).filter(|n| *n > 0).unwrap_or(0) as u64,
         None => 0,
     };
-    let filter = Filter::parse(filter, env)?;
+    let filter = Filter::parse(filter, env)?.with_hint(hint);
     let sort = Sort::parse(sort_doc.as_ref())?;
     let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
     Ok(found.into_iter().filter_map(|(rid, _)| coll.get(rid).map(|r| r.doc.clone())).collect())

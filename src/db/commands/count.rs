@@ -27,7 +27,7 @@ pub(crate) fn count(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> Res
     }
     // A negative limit counts like its absolute value.
     let limit = f.i64("limit")?.unwrap_or(0).unsigned_abs();
-    let filter = Filter::parse(query, &ctx.env)?;
+    let filter = Filter::parse(query, &ctx.env)?.with_hint(cmd.get("hint"));
     if let Some(view) = db.resolve_view(&ctx.db, coll)? {
         let mut stages = vec![Bson::Document(doc! {"$match": query.clone()})];
         if skip > 0 {
@@ -39,7 +39,7 @@ pub(crate) fn count(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> Res
         return Ok(db.view_documents(&ctx.db, &view, &stages, &ctx.env)?.len() as u64);
     }
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(0) };
-    if query.is_empty() {
+    if query.is_empty() && filter.hint().is_none() {
         let total = c.len() as u64;
         let after_skip = total.saturating_sub(skip as u64);
         return Ok(if limit > 0 { after_skip.min(limit) } else { after_skip });

@@ -29,13 +29,13 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         if limit != 0 && limit != 1 {
             return Err(Error::failed_to_parse(format!("The limit field in delete objects must be 0 or 1. Got {limit}")));
         }
-        statements.push((q, limit == 1));
+        statements.push((q, limit == 1, d.get("hint").cloned()));
     }
     let_vars(ctx, f.doc("let")?)?;
     let dbname = ctx.db.clone();
     let (done, errors) = write::each_statement(statements.len(), ordered, |i| {
-        let (q, one) = &statements[i];
-        write::delete_statement(db, &dbname, &coll, q, *one, None, &ctx.env)
+        let (q, one, hint) = &statements[i];
+        write::delete_statement(db, &dbname, &coll, q, *one, None, hint.as_ref(), &ctx.env)
     });
     let n: usize = done.iter().map(|(_, removed)| removed.len()).sum();
     Ok(write::n_reply(n as i64, errors))

@@ -33,7 +33,7 @@ pub(crate) fn distinct(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> 
     }
     let empty = Document::new();
     let query = f.doc("query")?.unwrap_or(&empty);
-    let filter = Filter::parse(query, &ctx.env)?;
+    let filter = Filter::parse(query, &ctx.env)?.with_hint(cmd.get("hint"));
     if let Some(view) = db.resolve_view(&ctx.db, coll)? {
         let docs = db.view_documents(&ctx.db, &view, &[Bson::Document(doc! {"$match": query.clone()})], &ctx.env)?;
         return Ok(distinct_values(docs.iter(), &key));

@@ -41,28 +41,29 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
 }
 
-/// The filter and sort of an explained command.
-fn filter_of(inner: &Document, name: &str) -> (Document, Option<Document>) {
+/// The filter, sort and hint of an explained command.
+fn filter_of(inner: &Document, name: &str) -> (Document, Option<Document>, Option<Bson>) {
     let get_doc = |d: &Document, k: &str| d.get_document(k).ok().cloned();
+    let hint = inner.get("hint").cloned();
     match name {
-        "find" => (get_doc(inner, "filter").unwrap_or_default(), get_doc(inner, "sort")),
-        "count" | "distinct" => (get_doc(inner, "query").unwrap_or_default(), None),
-        "findAndModify" | "findandmodify" => (get_doc(inner, "query").unwrap_or_default(), get_doc(inner, "sort")),
+        "find" => (get_doc(inner, "filter").unwrap_or_default(), get_doc(inner, "sort"), hint),
+        "count" | "distinct" => (get_doc(inner, "query").unwrap_or_default(), None, hint),
+        "findAndModify" | "findandmodify" => (get_doc(inner, "query").unwrap_or_default(), get_doc(inner, "sort"), hint),
         "update" | "delete" => {
             let list = if name == "update" { "updates" } else { "deletes" };
             let first = inner.get_array(list).ok().and_then(|a| a.first()).and_then(|v| v.as_document()).cloned().unwrap_or_default();
-            (get_doc(&first, "q").unwrap_or_default(), get_doc(&first, "sort"))
+            (get_doc(&first, "q").unwrap_or_default(), get_doc(&first, "sort"), first.get("hint").cloned())
         }
-        _ => (Document::new(), None),
+        _ => (Document::new(), None, None),
     }
 }
 
 /// The winning plan for reading `coll` with `filter`, `sort` and `skip + limit`.
-fn plan(db: &Database, dbname: &str, coll: &str, filter: &Document, sort: Option<&Document>, want: Option<usize>) -> Result<Document> {
+fn plan(db: &Database, dbname: &str, coll: &str, filter: &Document, sort: Option<&Document>, want: Option<usize>, hint: Option<&Bson>) -> Result<Document> {
     let parsed_sort = Sort::parse(sort)?;
     let c = db.collection(dbname, coll);
     let plan = match c {
-        Some(c) => planner::plan(c, filter, parsed_sort.as_ref(), want),
+        Some(c) => planner::plan_with_hint(c, filter, parsed_sort.as_ref(), want, hint)?,
         None => planner::Plan::CollScan { reverse: false },
     };
     let mut p = planner::describe(c, &plan, filter);
@@ -80,7 +81,7 @@ fn server_info() -> Document {
 
 fn explain_query(db: &mut Database, ctx: &mut Ctx, inner: &Document, name: &str, verbosity: &str) -> Result<Document> {
     let coll = args::collection_name(inner, &ctx.db)?;
-    let (filter, sort) = filter_of(inner, name);
+    let (filter, sort, hint) = filter_of(inner, name);
     // Parse errors surface as they would when running the command.
     crate::query::Matcher::parse(&filter)?;
     let want = match (inner.get("limit"), inner.get("skip")) {
@@ -91,7 +92,7 @@ fn explain_query(db: &mut Database, ctx: &mut Ctx, inner: &Document, name: &str,
         }
         _ => None,
     };
-    let winning = plan(db, &ctx.db, &coll, &filter, sort.as_ref(), want)?;
+    let winning = plan(db, &ctx.db, &coll, &filter, sort.as_ref(), want, hint.as_ref())?;
     let mut reply = doc! {
         "explainVersion": "1",
         "queryPlanner": {
@@ -201,7 +202,7 @@ pub(super) fn explain_aggregate(db: &mut Database, ctx: &mut Ctx, inner: &Docume
         }
         _ => (Document::new(), stages.clone()),
     };
-    let winning = plan(db, &ctx.db, &coll, &filter, None, None)?;
+    let winning = plan(db, &ctx.db, &coll, &filter, None, None, inner.get("hint"))?;
     let mut cursor = doc! {
         "queryPlanner": {
             "namespace": format!("{}.{coll}", ctx.db),

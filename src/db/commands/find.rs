@@ -29,7 +29,7 @@ pub(crate) fn find_docs(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document
     let _ = f.bool("singleBatch")?;
     let _ = f.non_negative("batchSize")?;
     let_vars(ctx, f.doc("let")?)?;
-    let filter = Filter::parse(filter_doc, &ctx.env)?;
+    let filter = Filter::parse(filter_doc, &ctx.env)?.with_hint(cmd.get("hint"));
     let projection = match projection {
         Some(p) if !p.is_empty() => Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?),
         _ => None,

@@ -75,7 +75,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     };
     let dbname = ctx.db.clone();
     if remove {
-        let removed = write::delete_statement(db, &dbname, &coll, &query, true, sort.as_ref(), &ctx.env)?;
+        let removed = write::delete_statement(db, &dbname, &coll, &query, true, sort.as_ref(), cmd.get("hint"), &ctx.env)?;
         let value = match removed.first() {
             Some(d) => Bson::Document(project(d, ctx)?),
             None => Bson::Null,
@@ -84,7 +84,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
     let Some(u) = update else { return Err(Error::failed_to_parse("Either an update or remove=true must be specified")) };
     let spec = UpdateSpec::parse(&u, array_filters.as_deref(), false, &super::let_scope(ctx))?;
-    let opts = StatementOpts { upsert, multi: false, sort: sort.as_ref(), keep_docs: true, bypass_validation: f.bool_or("bypassDocumentValidation", false)? };
+    let opts = StatementOpts { upsert, multi: false, sort: sort.as_ref(), keep_docs: true, bypass_validation: f.bool_or("bypassDocumentValidation", false)?, hint: cmd.get("hint") };
     let r = write::update_statement(db, &dbname, &coll, &query, &spec, &opts, &ctx.env)?;
     let mut leo = Document::new();
     let value = match r.docs.first() {

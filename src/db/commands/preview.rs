@@ -21,7 +21,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let coll = args::collection_name(cmd, &ctx.db)?;
     let f = Fields::new(cmd, "ppPreviewUpdate");
     let mut stmt_doc = Document::new();
-    for k in ["q", "u", "upsert", "multi", "arrayFilters", "sort", "c"] {
+    for k in ["q", "u", "upsert", "multi", "arrayFilters", "sort", "c", "hint"] {
         if let Some(v) = cmd.get(k) {
             stmt_doc.insert(k, v.clone());
         }
@@ -40,7 +40,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let mut dbs = BTreeMap::new();
     dbs.insert(ctx.db.clone(), Db { collections });
     let mut scratch = Database { dbs, clock: db.clock, ids: db.ids.clone(), last_cost: Default::default(), reports: Vec::new() };
-    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: true, bypass_validation: false };
+    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: true, bypass_validation: false, hint: st.hint.as_ref() };
     let saved = ctx.env.vars.clone();
     if let Some(c) = &st.constants {
         for (k, v) in c {

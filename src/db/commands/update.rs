@@ -22,6 +22,7 @@ pub(crate) struct Statement {
     pub constants: Option<Document>,
     /// The command's `bypassDocumentValidation`.
     pub bypass_validation: bool,
+    pub hint: Option<Bson>,
 }
 
 impl Statement {
@@ -51,6 +52,7 @@ impl Statement {
             sort: f.doc("sort")?.cloned(),
             constants: f.doc("c")?.cloned(),
             bypass_validation: false,
+            hint: d.get("hint").filter(|h| !matches!(h, Bson::Null)).cloned(),
         })
     }
 
@@ -117,7 +119,7 @@ pub(crate) fn run_statement(db: &mut Database, ctx: &mut Ctx, coll: &str, st: &S
             ctx.env.vars.insert(k.clone(), v.clone());
         }
     }
-    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: false, bypass_validation: st.bypass_validation };
+    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: false, bypass_validation: st.bypass_validation, hint: st.hint.as_ref() };
     let r = write::update_statement(db, &ctx.db.clone(), coll, &st.q, &spec, &opts, &ctx.env);
     ctx.env.vars = saved;
     r

@@ -119,6 +119,8 @@ pub(crate) struct StatementOpts<'a> {
     pub keep_docs: bool,
     /// `bypassDocumentValidation`.
     pub bypass_validation: bool,
+    /// The statement's `hint`.
+    pub hint: Option<&'a Bson>,
 }
 
 /// One document an update statement wrote.
@@ -152,7 +154,7 @@ pub(crate) fn update_statement(
     env: &Env,
 ) -> Result<UpdateResult> {
     db.check_not_view(dbname, coll)?;
-    let filter = Filter::parse(q, env)?;
+    let filter = Filter::parse(q, env)?.with_hint(opts.hint);
     let sort = Sort::parse(opts.sort)?;
     let targets: Vec<(u64, MatchDetails)> = match db.collection(dbname, coll) {
         None => Vec::new(),
@@ -242,10 +244,11 @@ pub(crate) fn delete_statement(
     q: &Document,
     just_one: bool,
     sort: Option<&Document>,
+    hint: Option<&Bson>,
     env: &Env,
 ) -> Result<Vec<Document>> {
     db.check_not_view(dbname, coll)?;
-    let filter = Filter::parse(q, env)?;
+    let filter = Filter::parse(q, env)?.with_hint(hint);
     let sort = Sort::parse(sort)?;
     let targets = match db.collection(dbname, coll) {
         None => return Ok(Vec::new()),
