@@ -12,8 +12,8 @@ setup:
 test: setup test-engine test-runtime test-lessons
 
 test-engine:
-	cargo test --release --all-targets
-	@cargo test --release --test engine -q -- --nocapture --exact conformance::conformance_crud_cases bson_corpus::bson_corpus_sizes 2>&1 | grep -oE '(conformance|bson corpus): [0-9]+ passed, [0-9]+ failed'
+	cargo test --profile fast-test --all-targets
+	@cargo test --profile fast-test --test engine -q -- --nocapture --exact conformance::conformance_crud_cases bson_corpus::bson_corpus_sizes 2>&1 | grep -oE '(conformance|bson corpus): [0-9]+ passed, [0-9]+ failed'
 
 # ---- the engine as WebAssembly, and the mongosh runtime bundle (www/runtime) -------------------
 # build/engine/engine.js is wasm-bindgen's no-modules glue (a global `wasm_bindgen`): a classic
