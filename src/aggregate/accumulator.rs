@@ -11,6 +11,7 @@ use super::util::err;
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
 use crate::expr::{Expr, VarScope};
+use crate::value::display;
 
 /// A parsed accumulator (one per output field of `$group`, `$bucket`, ...).
 pub(crate) trait Accumulator: fmt::Debug + Send + Sync {
@@ -231,21 +232,11 @@ pub(crate) fn eval_n(n: &Expr, id: &Bson, env: &Env) -> Result<usize> {
     let mut root = Document::new();
     root.insert("_id", id.clone());
     let v = n.evaluate(&root, env)?;
-    let shown = super::util::show_value(v.as_ref());
-    let num = v.as_ref().and_then(crate::value::Number::from_bson);
-    let Some(num) = num else {
-        return Err(err(5787902, format!("Value for 'n' must be of integral type, but found {shown}")));
-    };
-    let Some(i) = num.to_exact_i64() else {
-        return Err(err(5787903, format!("Value for 'n' must be of integral type, but found {shown}")));
-    };
-    if i <= 0 {
-        return Err(err(5787908, format!("'n' must be greater than 0, found {i}")));
-    }
+    let i = crate::expr::check_n(v.as_ref())?;
     Ok(usize::try_from(i).unwrap_or(usize::MAX))
 }
 
 /// The error for a spec that must be an object (`$firstN: 1`).
 pub(crate) fn spec_not_object(code: i32, name: &str, arg: &Bson) -> Error {
-    err(code, format!("specification must be an object; found {name}: {}", super::util::show(arg)))
+    err(code, format!("specification must be an object; found {name}: {}", display::value(arg)))
 }

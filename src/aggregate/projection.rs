@@ -8,10 +8,11 @@
 
 use bson::{Bson, Document};
 
-use super::util::{check_field_path, err, show, show_doc};
+use super::util::{check_field_path, err};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::expr::{Expr, VarScope};
+use crate::value::display;
 
 #[derive(Debug, Clone)]
 pub(crate) enum Node {
@@ -204,7 +205,7 @@ fn parse_element(st: &mut ParseState, parent: &mut Tree, at_root: bool, key: &st
             let expr = Expr::parse(other, scope)?;
             parent.add_at_path(key, &parts, Node::Computed(expr))?;
             if st.inclusion == Some(false) {
-                return Err(err(31310, format!("Cannot use an expression {key}: {} in an exclusion projection", show(other))));
+                return Err(err(31310, format!("Cannot use an expression {key}: {} in an exclusion projection", display::value(other))));
             }
             st.inclusion = Some(true);
             Ok(())
@@ -239,15 +240,15 @@ fn validate_element(raw: &Document, seen: &mut Vec<String>, path: &str, v: &Bson
                             format!(
                                 "an expression specification must contain exactly one field, the name of the expression. Found {} fields in {}, while parsing object {}",
                                 obj.len(),
-                                show_doc(obj),
-                                show_doc(raw)
+                                display::document(obj),
+                                display::document(raw)
                             ),
                         ));
                     }
                     return ensure_no_conflict(raw, seen, path);
                 }
                 if k.contains('.') {
-                    return Err(err(40183, format!("cannot use dotted field name '{k}' in a sub object: {}", show_doc(raw))));
+                    return Err(err(40183, format!("cannot use dotted field name '{k}' in a sub object: {}", display::document(raw))));
                 }
                 let full = format!("{path}.{k}");
                 check_field_path(&full)?;
@@ -272,7 +273,7 @@ fn ensure_no_conflict(raw: &Document, seen: &mut Vec<String>, path: &str) -> Res
     if let Some(c) = conflict {
         return Err(err(
             40176,
-            format!("specification contains two conflicting paths. Cannot specify both '{path}' and '{c}': {}", show_doc(raw)),
+            format!("specification contains two conflicting paths. Cannot specify both '{path}' and '{c}': {}", display::document(raw)),
         ));
     }
     seen.push(path.to_string());

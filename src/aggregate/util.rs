@@ -1,5 +1,5 @@
-//! Small helpers shared by the stages: the server's printing of values in messages, field path
-//! checks, setting nested fields, and child environments for sub-pipelines.
+//! Small helpers shared by the stages: field path checks, setting nested fields, and child
+//! environments for sub-pipelines.
 
 use std::collections::HashMap;
 
@@ -8,22 +8,6 @@ use bson::{Bson, Document};
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
 use crate::value::types::type_name;
-
-/// A value as the server prints it inside messages (`BSONElement::toString` without the name):
-/// `"str"`, `{ a: 1 }`, `[ 1, 2 ]`.
-pub(crate) fn show(v: &Bson) -> String {
-    crate::expr::display(v)
-}
-
-/// A document as the server prints it (`{ a: 1, b: "x" }`, `{}` when empty).
-pub(crate) fn show_doc(d: &Document) -> String {
-    crate::expr::display_doc(d)
-}
-
-/// An element as the server prints it in "Expected a number in: $limit: "x"".
-pub(crate) fn show_elem(name: &str, v: &Bson) -> String {
-    format!("{name}: {}", show(v))
-}
 
 /// The server's type name of a value (`"string"`, `"object"`, ...).
 pub(crate) fn tname(v: &Bson) -> &'static str {
@@ -145,12 +129,4 @@ pub(crate) fn parse_err(msg: impl Into<String>) -> Error {
 pub(crate) fn with_context(mut e: Error, context: &str) -> Error {
     e.message = format!("{context} :: caused by :: {}", e.message);
     e
-}
-
-/// A value as the server's `Value::toString` prints it (`{a: 1, b: "x"}`, `[1, 2]`, `MISSING`).
-pub(crate) fn show_value(v: Option<&Bson>) -> String {
-    match v {
-        None => "MISSING".into(),
-        Some(v) => crate::expr::display_value(v),
-    }
 }

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::query::Matcher;
 use crate::value;
 
-use crate::query::display;
+use crate::value::display;
 
 /// The name of the `_id` index.
 pub const ID_INDEX_NAME: &str = "_id_";

@@ -18,7 +18,7 @@ use std::ops::Bound;
 use bson::{doc, oid::ObjectId, Bson, Document};
 
 use crate::error::{Error, Result};
-use crate::query::display;
+use crate::value::display;
 use crate::value;
 
 use super::collection::{id_equalities, Collection};

@@ -38,11 +38,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 
 pub use field_path::FieldPath;
-
-/// The server's printing of values inside error messages: `display` / `display_doc` as
-/// `BSONObj::toString` (`{ a: 1.0, b: "x" }`), `display_value` as `Value`'s `operator<<`
-/// (`{a: 1, b: "x"}`), `display_g` for doubles streamed with `%g`.
-pub use args::{display, display_doc, display_g, display_value};
+pub(crate) use array::n_elements::check_n;
 
 /// Names of variables visible where an expression is parsed (for "Use of undefined variable").
 /// Callers put the names of a command's `let` variables here (see [`VarScope::with_names`] and
@@ -297,7 +293,7 @@ impl Expr {
                     15983,
                     format!(
                         "An object representing an expression must have exactly one field: {}",
-                        crate::expr::args::display_doc(d)
+                        crate::value::display::document(d)
                     ),
                 ));
             }
@@ -309,7 +305,7 @@ impl Expr {
             if fields.iter().any(|(f, _)| f == k) {
                 return Err(Error::code(
                     16406,
-                    format!("duplicate field name specified in object literal: {}", args::display_doc(d)),
+                    format!("duplicate field name specified in object literal: {}", crate::value::display::document(d)),
                 ));
             }
             fields.push((k.clone(), Expr::parse(v, scope)?));

@@ -4,7 +4,7 @@
 
 use bson::Bson;
 
-use super::display;
+use crate::value::display;
 use crate::error::{Error, Result};
 use crate::value::number::d128_to_f64;
 use crate::value::Number;

@@ -14,7 +14,6 @@
 pub mod array;
 pub mod bitwise;
 pub mod comparison;
-pub mod display;
 pub mod element;
 pub mod evaluation;
 pub mod field_path;

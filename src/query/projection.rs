@@ -12,7 +12,7 @@
 
 use bson::{Bson, Document};
 
-use super::display;
+use crate::value::display;
 use super::field_path;
 use super::node::Node;
 use super::{MatchDetails, Matcher};

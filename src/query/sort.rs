@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 
 use bson::{Bson, Document};
 
-use super::display;
+use crate::value::display;
 use super::field_path;
 use crate::error::{Error, ErrorKind, Result};
 use crate::value::{self, Number};

@@ -88,7 +88,7 @@ fn set_path(doc: &mut Document, path: &str, value: &Bson) -> Result<()> {
                 // first, cannot traverse this value.
                 return Err(Error::new(
                     ErrorKind::PathNotViable,
-                    format!("cannot use the part ({part} of {path}) to traverse the element ({{{}}})", super::display::element(part, value)),
+                    format!("cannot use the part ({part} of {path}) to traverse the element ({{{}}})", crate::value::display::element(part, value)),
                 ));
             }
             cur.insert(*part, value.clone());
@@ -102,7 +102,7 @@ fn set_path(doc: &mut Document, path: &str, value: &Bson) -> Result<()> {
             Some(other) => {
                 return Err(Error::new(
                     ErrorKind::PathNotViable,
-                    format!("cannot use the part ({} of {path}) to traverse the element ({{{}}})", parts[i + 1], super::display::element(part, other)),
+                    format!("cannot use the part ({} of {path}) to traverse the element ({{{}}})", parts[i + 1], crate::value::display::element(part, other)),
                 ))
             }
             None => return Ok(()),

@@ -6,7 +6,7 @@
 //! An update never changes the document it is given: it builds the new document aside, checks it
 //! (paths, `_id`, field names, size) and only then returns it, so a failed update leaves the
 //! stored document as it was. Errors carry the server's code and wording; values inside messages
-//! are rendered by [`render`].
+//! are printed by [`crate::value::display`].
 
 mod array;
 mod bitwise;
@@ -15,7 +15,6 @@ mod modifier;
 mod path;
 mod pipeline;
 mod registry;
-pub mod render;
 mod tree;
 mod validate;
 
@@ -26,7 +25,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::expr::VarScope;
 use crate::query::Matcher;
 use crate::value::types::type_name;
-use crate::value::{bson_size, compare};
+use crate::value::{bson_size, compare, display};
 
 use modifier::identical_docs;
 use tree::{Ctx, Node, ObjectNode, ParseCx};
@@ -111,7 +110,7 @@ impl Update {
                     positional,
                     inserting,
                     filters: &self.filters,
-                    id: render::id_of(doc),
+                    id: id_of(doc),
                     changed: Vec::new(),
                     modified: false,
                     timestamps: 0,
@@ -162,6 +161,14 @@ pub fn validate_replacement(doc: &Document) -> Result<()> {
     validate::document(doc, false)
 }
 
+/// The `_id` of a document as update messages quote it (`_id: 1`), or `no id`.
+fn id_of(d: &Document) -> String {
+    match d.get("_id") {
+        Some(v) => display::element("_id", v),
+        None => "no id".to_string(),
+    }
+}
+
 fn parse_modifiers(spec: &Document, filters: &[(String, Matcher)]) -> Result<Kind> {
     let mut root = Node::Object(ObjectNode::default());
     let mut positional = false;
@@ -176,7 +183,7 @@ fn parse_modifiers(spec: &Document, filters: &[(String, Matcher)]) -> Result<Kin
             return Err(Error::failed_to_parse(format!(
                 "Modifiers operate on fields but we found type {} instead. For example: {{$mod: {{<field>: ...}}}} not {{{}}}",
                 type_name(operand),
-                render::element(name, operand)
+                display::element(name, operand)
             )));
         };
         let mut cx = ParseCx { filters, used: &mut used };
@@ -186,7 +193,7 @@ fn parse_modifiers(spec: &Document, filters: &[(String, Matcher)]) -> Result<Kin
                 let Bson::String(to) = value else {
                     return Err(Error::bad_value(format!(
                         "The 'to' field for $rename must be a string: {}",
-                        render::element(field, value)
+                        display::element(field, value)
                     )));
                 };
                 tree::place(&mut root, to, || parse(field, value), &mut cx)?
@@ -200,7 +207,7 @@ fn parse_modifiers(spec: &Document, filters: &[(String, Matcher)]) -> Result<Kin
         if !used.contains(id) {
             return Err(Error::failed_to_parse(format!(
                 "The array filter for identifier '{id}' was not used in the update {}",
-                render::document(spec)
+                display::document(spec)
             )));
         }
     }
@@ -311,7 +318,7 @@ fn replace(original: &Document, new: &Document, pipeline: bool) -> Result<Applie
                 ErrorKind::ImmutableField,
                 format!(
                     "After applying the update, the (immutable) field '_id' was found to have been altered to {}",
-                    render::element("_id", now)
+                    display::element("_id", now)
                 ),
             ));
         }

@@ -15,7 +15,7 @@ use super::fields::internal;
 use super::modifier::{OpCtx, Outcome};
 use super::path::{child, cmp_fields, get_mut, is_array_filter, is_positional, parse_index, resolve, split_updatable};
 use super::registry::Op;
-use super::render;
+use crate::value::display;
 
 /// The deepest nesting a stored document may reach (`BSONDepth::getMaxDepthForUserStorage`).
 const MAX_DEPTH: usize = 180;
@@ -287,7 +287,7 @@ fn apply_array(a: &ArrayNode, root: &mut Bson, path: &mut Vec<String>, cx: &mut 
     }
     let Bson::Array(items) = elem else {
         let name = path.last().map(String::as_str).unwrap_or_default();
-        return Err(Error::bad_value(format!("Cannot apply array updates to non-array element {}", render::element(name, elem))));
+        return Err(Error::bad_value(format!("Cannot apply array updates to non-array element {}", display::element(name, elem))));
     };
     let mut plan: Vec<(usize, Vec<&Node>)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
@@ -408,7 +408,7 @@ fn check_viability(root: &Bson, path: &[String], found: usize) -> Result<()> {
             path[found],
             path[..found].join("."),
             path[found..].join("."),
-            render::element(&path[found - 1], elem)
+            display::element(&path[found - 1], elem)
         ),
     ))
 }
@@ -428,7 +428,7 @@ pub(crate) fn create(root: &mut Bson, path: &[String], found: usize, value: Bson
     let cannot = |p: &Bson| {
         Error::new(
             ErrorKind::PathNotViable,
-            format!("Cannot create field '{first}' in element {{{}}}", render::element(&parent_name, p)),
+            format!("Cannot create field '{first}' in element {{{}}}", display::element(&parent_name, p)),
         )
     };
     match parent {
@@ -457,7 +457,7 @@ pub(crate) fn create(root: &mut Bson, path: &[String], found: usize, value: Bson
             format!(
                 "Updating the path '{}' to {} would modify the immutable field '_id'",
                 path[..found].join("."),
-                render::element(&parent_name, elem)
+                display::element(&parent_name, elem)
             ),
         ));
     }

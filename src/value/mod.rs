@@ -1,7 +1,9 @@
 //! Values: the one place that decides how BSON values compare, what counts as equal, how numbers
-//! promote, and how dotted paths reach into documents and arrays.
+//! promote, how dotted paths reach into documents and arrays, and how values print inside error
+//! messages ([`display`]).
 
 pub mod compare;
+pub mod display;
 pub mod number;
 pub mod path;
 pub mod types;

@@ -228,18 +228,22 @@ fn widest(a: Number, b: Number) -> u8 {
     rank(a).max(rank(b))
 }
 
+/// The result of an integral operation on two int32/int64 numbers, typed as the server types it:
+/// int32 when both operands are int32 and the result fits, int64 otherwise; `None` when int64
+/// overflows.
+fn integral(a: Number, b: Number, op: fn(i64, i64) -> Option<i64>) -> Option<Number> {
+    let s = op(a.to_exact_i64()?, b.to_exact_i64()?)?;
+    match i32::try_from(s) {
+        Ok(i) if widest(a, b) == 0 => Some(Number::Int(i)),
+        _ => Some(Number::Long(s)),
+    }
+}
+
 /// `a + b` as the server's `$add`/`$inc`: int32 overflow becomes int64, int64 overflow becomes
 /// double (for `$inc` the caller reports an error instead: see [`checked_add`]).
 pub fn add(a: Number, b: Number) -> Number {
     match widest(a, b) {
-        0 | 1 => {
-            let (x, y) = (a.to_exact_i64().unwrap_or(0), b.to_exact_i64().unwrap_or(0));
-            match x.checked_add(y) {
-                Some(s) if widest(a, b) == 0 && s >= i32::MIN as i64 && s <= i32::MAX as i64 => Number::Int(s as i32),
-                Some(s) => Number::Long(s),
-                None => Number::Double(x as f64 + y as f64),
-            }
-        }
+        0 | 1 => integral(a, b, i64::checked_add).unwrap_or_else(|| Number::Double(a.to_f64() + b.to_f64())),
         2 => Number::Double(a.to_f64() + b.to_f64()),
         _ => Number::Decimal(a.coerce_to_decimal() + b.coerce_to_decimal()),
     }
@@ -248,15 +252,7 @@ pub fn add(a: Number, b: Number) -> Number {
 /// `a + b` as update `$inc` does it: like [`add`] but int64 overflow is an error (`None`).
 pub fn checked_add(a: Number, b: Number) -> Option<Number> {
     match widest(a, b) {
-        0 | 1 => {
-            let (x, y) = (a.to_exact_i64()?, b.to_exact_i64()?);
-            let s = x.checked_add(y)?;
-            if widest(a, b) == 0 && s >= i32::MIN as i64 && s <= i32::MAX as i64 {
-                Some(Number::Int(s as i32))
-            } else {
-                Some(Number::Long(s))
-            }
-        }
+        0 | 1 => integral(a, b, i64::checked_add),
         _ => Some(add(a, b)),
     }
 }
@@ -264,14 +260,7 @@ pub fn checked_add(a: Number, b: Number) -> Option<Number> {
 /// `a * b` as the server's `$multiply`: int32 overflow to int64, int64 overflow to double.
 pub fn multiply(a: Number, b: Number) -> Number {
     match widest(a, b) {
-        0 | 1 => {
-            let (x, y) = (a.to_exact_i64().unwrap_or(0), b.to_exact_i64().unwrap_or(0));
-            match x.checked_mul(y) {
-                Some(s) if widest(a, b) == 0 && s >= i32::MIN as i64 && s <= i32::MAX as i64 => Number::Int(s as i32),
-                Some(s) => Number::Long(s),
-                None => Number::Double(x as f64 * y as f64),
-            }
-        }
+        0 | 1 => integral(a, b, i64::checked_mul).unwrap_or_else(|| Number::Double(a.to_f64() * b.to_f64())),
         2 => Number::Double(a.to_f64() * b.to_f64()),
         _ => Number::Decimal(a.coerce_to_decimal() * b.coerce_to_decimal()),
     }
@@ -280,15 +269,7 @@ pub fn multiply(a: Number, b: Number) -> Number {
 /// `a * b` as update `$mul`: int64 overflow is an error (`None`).
 pub fn checked_multiply(a: Number, b: Number) -> Option<Number> {
     match widest(a, b) {
-        0 | 1 => {
-            let (x, y) = (a.to_exact_i64()?, b.to_exact_i64()?);
-            let s = x.checked_mul(y)?;
-            if widest(a, b) == 0 && s >= i32::MIN as i64 && s <= i32::MAX as i64 {
-                Some(Number::Int(s as i32))
-            } else {
-                Some(Number::Long(s))
-            }
-        }
+        0 | 1 => integral(a, b, i64::checked_mul),
         _ => Some(multiply(a, b)),
     }
 }
@@ -296,14 +277,7 @@ pub fn checked_multiply(a: Number, b: Number) -> Option<Number> {
 /// `a - b` as `$subtract` on numbers.
 pub fn subtract(a: Number, b: Number) -> Number {
     match widest(a, b) {
-        0 | 1 => {
-            let (x, y) = (a.to_exact_i64().unwrap_or(0), b.to_exact_i64().unwrap_or(0));
-            match x.checked_sub(y) {
-                Some(s) if widest(a, b) == 0 && s >= i32::MIN as i64 && s <= i32::MAX as i64 => Number::Int(s as i32),
-                Some(s) => Number::Long(s),
-                None => Number::Double(x as f64 - y as f64),
-            }
-        }
+        0 | 1 => integral(a, b, i64::checked_sub).unwrap_or_else(|| Number::Double(a.to_f64() - b.to_f64())),
         2 => Number::Double(a.to_f64() - b.to_f64()),
         _ => Number::Decimal(a.coerce_to_decimal() - b.coerce_to_decimal()),
     }

@@ -262,6 +262,40 @@ fn limit_skip_count() {
     ]);
 }
 
+/// Stage arguments in messages print as the server's `BSONElement::toString` (doubles with a
+/// fraction, decimals bare); evaluated values as its `Value` printing (`MISSING`, bare ObjectIds).
+#[test]
+fn messages_print_values_as_the_server() {
+    let input = bson!([{ "_id": 1, "o": bson::oid::ObjectId::from_bytes([0xab; 12]) }]);
+    let dec = Bson::Decimal128("1.5".parse().expect("decimal"));
+    table(vec![
+        (
+            "$limit decimal fraction",
+            bson!([{ "$limit": dec }]),
+            input.clone(),
+            fail(5107201, "invalid argument to $limit stage: Cannot represent as a 64-bit integer: $limit: 1.5"),
+        ),
+        (
+            "$bucket groupBy double",
+            bson!([{ "$bucket": { "groupBy": 3.0, "boundaries": [0, 1] } }]),
+            input.clone(),
+            fail(40202, "The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: 3.0."),
+        ),
+        (
+            "$firstN n missing",
+            bson!([{ "$group": { "_id": null, "r": { "$firstN": { "input": "$o", "n": "$nothing" } } } }]),
+            input.clone(),
+            fail(5787902, "Value for 'n' must be of integral type, but found MISSING"),
+        ),
+        (
+            "$mergeObjects of an ObjectId",
+            bson!([{ "$group": { "_id": null, "r": { "$mergeObjects": "$o" } } }]),
+            input.clone(),
+            fail(40400, "$mergeObjects requires object inputs, but input abababababababababababab is of type objectId"),
+        ),
+    ]);
+}
+
 #[test]
 fn count_is_int32() {
     let out = run(&bson!([{ "$count": "n" }]), &bson!([{}, {}])).unwrap();

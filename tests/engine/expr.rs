@@ -422,6 +422,27 @@ fn misc_operators() {
     ]);
 }
 
+/// Evaluated values in messages print as the server's `Value` does: `{a: 1.5, b: [2]}`, ObjectIds
+/// as bare hex, dates in ISO form with milliseconds, `MISSING`; decimals bare.
+#[test]
+fn messages_print_evaluated_values_as_the_server() {
+    let oid = bson::oid::ObjectId::from_bytes([0xab; 12]);
+    let d = doc! {"oid": oid, "at": date(0), "dec": dec("2.50")};
+    check_err(vec![
+        (bson!({"$zip": {"inputs": [[1], "$at"]}}), d.clone(), 34468, "$zip found a non-array expression in input: 1970-01-01T00:00:00.000Z"),
+        (bson!({"$zip": {"inputs": [[1], "$oid"]}}), d.clone(), 34468, "$zip found a non-array expression in input: abababababababababababab"),
+        (bson!({"$zip": {"inputs": [[1], "$dec"]}}), d.clone(), 34468, "$zip found a non-array expression in input: 2.50"),
+        (
+            bson!({"$zip": {"inputs": [[1], {"$literal": {"a": 1.5, "b": [2.0, "x"]}}]}}),
+            d.clone(),
+            34468,
+            "$zip found a non-array expression in input: {a: 1.5, b: [2, \"x\"]}",
+        ),
+        (bson!({"$mergeObjects": ["$oid"]}), d.clone(), 40400, "$mergeObjects requires object inputs, but input abababababababababababab is of type objectId"),
+        (bson!({"$firstN": {"n": "$nothing", "input": [1]}}), d.clone(), 5787902, "Value for 'n' must be of integral type, but found MISSING"),
+    ]);
+}
+
 #[test]
 fn array_operators() {
     let d = doc! {"a": [1, 2, 3, 4], "n": null, "s": "str", "docs": [{"k": "x", "v": 1}, {"k": "y", "v": 2}]};

@@ -4,7 +4,8 @@
 
 use bson::{bson, doc, Bson, DateTime, Document, Timestamp};
 use pattern_playground::env::Env;
-use pattern_playground::update::{render, validate_replacement, Update};
+use pattern_playground::update::{validate_replacement, Update};
+use pattern_playground::value::display;
 
 const NOW_MS: i64 = 1_700_000_000_123;
 
@@ -868,19 +869,19 @@ fn the_original_document_is_never_touched_by_a_failed_update() {
 
 #[test]
 fn rendering_in_messages() {
-    assert_eq!(render::document(&doc! {"_id": 1, "a": [1, 2.0, "s"], "b": {}}), r#"{ _id: 1, a: [ 1, 2.0, "s" ], b: {} }"#);
-    assert_eq!(render::element("_id", &bson!({"a": null, "b": true})), "_id: { a: null, b: true }");
-    assert_eq!(render::value(&Bson::DateTime(DateTime::from_millis(5))), "new Date(5)");
-    assert_eq!(render::value(&Bson::Timestamp(Timestamp { time: 3, increment: 4 })), "Timestamp(3, 4)");
-    assert_eq!(render::value(&Bson::Decimal128("1.50".parse().unwrap())), "1.50");
-    assert_eq!(render::value(&bson!("say \"hi\"")), "\"say \"hi\"\"");
+    assert_eq!(display::document(&doc! {"_id": 1, "a": [1, 2.0, "s"], "b": {}}), r#"{ _id: 1, a: [ 1, 2.0, "s" ], b: {} }"#);
+    assert_eq!(display::element("_id", &bson!({"a": null, "b": true})), "_id: { a: null, b: true }");
+    assert_eq!(display::value(&Bson::DateTime(DateTime::from_millis(5))), "new Date(5)");
+    assert_eq!(display::value(&Bson::Timestamp(Timestamp { time: 3, increment: 4 })), "Timestamp(3, 4)");
+    assert_eq!(display::value(&Bson::Decimal128("1.50".parse().unwrap())), "1.50");
+    assert_eq!(display::value(&bson!("say \"hi\"")), "\"say \"hi\"\"");
     let uuid = bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: (0u8..16).collect() };
-    assert_eq!(render::value(&Bson::Binary(uuid)), "UUID(\"00010203-0405-0607-0809-0a0b0c0d0e0f\")");
+    assert_eq!(display::value(&Bson::Binary(uuid)), "UUID(\"00010203-0405-0607-0809-0a0b0c0d0e0f\")");
     let bin = bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![0xab, 1] };
-    assert_eq!(render::value(&Bson::Binary(bin)), "BinData(0, AB01)");
-    assert_eq!(render::value(&Bson::ObjectId(bson::oid::ObjectId::from_bytes([0xab; 12]))), "ObjectId('abababababababababababab')");
-    assert_eq!(render::value(&bson!(1e20)), "1e+20.0");
-    assert_eq!(render::value(&bson!("x".repeat(200))), format!("\"{}...\"", "x".repeat(150)));
+    assert_eq!(display::value(&Bson::Binary(bin)), "BinData(0, AB01)");
+    assert_eq!(display::value(&Bson::ObjectId(bson::oid::ObjectId::from_bytes([0xab; 12]))), "ObjectId('abababababababababababab')");
+    assert_eq!(display::value(&bson!(1e20)), "1e+20.0");
+    assert_eq!(display::value(&bson!("x".repeat(200))), format!("\"{}...\"", "x".repeat(150)));
 }
 
 #[test]

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use bson::{Bson, Document};
 
 use crate::aggregate::accumulator::{Accumulator, Fold, Unary};
-use crate::aggregate::util::{err, show_value, tname};
+use crate::aggregate::util::{err, tname};
 use crate::error::Result;
 use crate::expr::VarScope;
+use crate::value::display;
 
 pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Arc<dyn Accumulator>> {
     Unary::<MergeFold>::parse(name, arg, scope)
@@ -29,7 +30,7 @@ impl Fold for MergeFold {
             }
             Some(other) => Err(err(
                 40400,
-                format!("$mergeObjects requires object inputs, but input {} is of type {}", show_value(Some(other)), tname(other)),
+                format!("$mergeObjects requires object inputs, but input {} is of type {}", display::stream_value(Some(other)), tname(other)),
             )),
         }
     }

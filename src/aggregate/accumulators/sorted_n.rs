@@ -7,11 +7,12 @@ use std::sync::Arc;
 use bson::{Bson, Document};
 
 use crate::aggregate::accumulator::{eval_n, Accumulator, State};
-use crate::aggregate::util::{err, show};
+use crate::aggregate::util::err;
 use crate::env::Env;
 use crate::error::Result;
 use crate::expr::{Expr, VarScope};
 use crate::query::sort::SortSpec;
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct SortedN {
@@ -29,7 +30,7 @@ pub(crate) struct SortedN {
 /// Parses `{ n?, output, sortBy }` with the server's errors (5788001 .. 5788005).
 pub(crate) fn parse(bottom: bool, single: bool, name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Arc<dyn Accumulator>> {
     let Bson::Document(spec) = arg else {
-        return Err(err(5788001, format!("specification must be an object; found {name}: {}", show(arg))));
+        return Err(err(5788001, format!("specification must be an object; found {name}: {}", display::value(arg))));
     };
     let (mut n, mut output, mut sort_by) = (None, None, None);
     for (k, v) in spec {

@@ -10,11 +10,12 @@ use bson::{Bson, Document};
 use super::group::Groups;
 use crate::aggregate::accumulator::{parse_statement, Statement};
 use crate::aggregate::stage::blocking;
-use crate::aggregate::util::{err, show, show_value, tname};
+use crate::aggregate::util::{err, tname};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
 use crate::expr::{Expr, VarScope};
 use crate::value::{canonical_type, compare};
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct Bucket {
@@ -82,7 +83,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                 if !is_path_or_expression(v) {
                     return Err(err(
                         40202,
-                        format!("The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: {}.", show(v)),
+                        format!("The $bucket 'groupBy' field must be defined as a $-prefixed path or an expression, but found: {}.", display::value(v)),
                     ));
                 }
                 group_by = Some(Expr::parse(v, scope)?);
@@ -97,7 +98,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                         None => {
                             return Err(err(
                                 40191,
-                                format!("The $bucket 'boundaries' field must be an array of constant values, but found value: {}.", show(b)),
+                                format!("The $bucket 'boundaries' field must be an array of constant values, but found value: {}.", display::value(b)),
                             ))
                         }
                     }
@@ -127,8 +128,8 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                                 "The 'boundaries' option to $bucket must be sorted, but elements {} and {} are not in ascending order ({} is not less than {}).",
                                 i - 1,
                                 i,
-                                show_value(Some(lo)),
-                                show_value(Some(hi))
+                                display::stream_value(Some(lo)),
+                                display::stream_value(Some(hi))
                             ),
                         ));
                     }
@@ -136,7 +137,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
             }
             "default" => match constant(v, scope)? {
                 Some(c) => default = Some(c),
-                None => return Err(err(40195, format!("The $bucket 'default' field must be a constant expression, but found: {}.", show(v)))),
+                None => return Err(err(40195, format!("The $bucket 'default' field must be a constant expression, but found: {}.", display::value(v)))),
             },
             "output" => match v {
                 Bson::Document(o) => output = Some(o),

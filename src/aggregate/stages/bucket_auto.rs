@@ -10,11 +10,12 @@ use bson::{doc, Bson, Document};
 use super::bucket::{is_path_or_expression, output_statements};
 use crate::aggregate::accumulator::{Row, Statement};
 use crate::aggregate::stage::blocking;
-use crate::aggregate::util::{err, show, tname};
+use crate::aggregate::util::{err, tname};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::expr::Expr;
 use crate::value::{compare, Number};
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct BucketAuto {
@@ -72,7 +73,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                 if !is_path_or_expression(v) {
                     return Err(err(
                         40239,
-                        format!("The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: {}", show(v)),
+                        format!("The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: {}", display::value(v)),
                     ));
                 }
                 group_by = Some(Expr::parse(v, scope)?);
@@ -82,7 +83,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                     return Err(err(40241, format!("The $bucketAuto 'buckets' field must be a numeric value, but found type: {}", tname(v))));
                 };
                 let i = n.to_exact_i64().filter(|i| *i >= i32::MIN as i64 && *i <= i32::MAX as i64).ok_or_else(|| {
-                    err(40242, format!("The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found {}", show(v)))
+                    err(40242, format!("The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found {}", display::value(v)))
                 })?;
                 if i <= 0 {
                     return Err(err(40243, format!("The $bucketAuto 'buckets' field must be greater than 0, but found: {i}")));

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use bson::{Bson, Document};
 
 use crate::aggregate::stage::{blocking, parse_sub_pipeline};
-use crate::aggregate::util::{check_field_name, err, show_elem, tname};
+use crate::aggregate::util::{check_field_name, err, tname};
 use crate::aggregate::{DocStream, ParseCtx, Pipeline, RunCtx, Stage, Within};
 use crate::error::{Error, Result};
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct Facet {
@@ -18,7 +19,7 @@ pub(crate) struct Facet {
 pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
     let d = match spec {
         Bson::Document(d) if !d.is_empty() => d,
-        other => return Err(err(40169, format!("the $facet specification must be a non-empty object, but found: {}", show_elem("$facet", other)))),
+        other => return Err(err(40169, format!("the $facet specification must be a non-empty object, but found: {}", display::element("$facet", other)))),
     };
     let mut facets = Vec::with_capacity(d.len());
     for (name, v) in d {
@@ -35,7 +36,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                         format!(
                             "elements of arrays in $facet spec must be non-empty objects, {name} argument contained an element of type {}: {}",
                             tname(other),
-                            show_elem(&i.to_string(), other)
+                            display::element(&i.to_string(), other)
                         ),
                     ))
                 }

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use bson::{Bson, Document};
 
 use super::lookup::{equality_index, local_values, probe, EqIndex, Foreign};
-use crate::aggregate::util::{check_field_path, err, set_path, show, tname};
+use crate::aggregate::util::{check_field_path, err, set_path, tname};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
 use crate::expr::Expr;
 use crate::query::Matcher;
 use crate::value::{hash_key, Number};
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct GraphLookup {
@@ -37,7 +38,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
     for (k, v) in d {
         let string = |v: &Bson| match v {
             Bson::String(s) => Ok(s.clone()),
-            other => Err(err(40103, format!("expected string as argument for {k}, found: {}", show(other)))),
+            other => Err(err(40103, format!("expected string as argument for {k}, found: {}", display::value(other)))),
         };
         match k.as_str() {
             "from" => from = Some(string(v)?),
@@ -57,7 +58,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                     return Err(err(40101, format!("maxDepth requires a nonnegative argument, found: {i}")));
                 }
                 if n.to_exact_i64().is_none() {
-                    return Err(err(40102, format!("maxDepth could not be represented as a long long: {}", crate::expr::display_g(f))));
+                    return Err(err(40102, format!("maxDepth could not be represented as a long long: {}", crate::value::display::stream_double(f))));
                 }
                 max_depth = Some(i);
             }

@@ -7,6 +7,7 @@ use bson::Bson;
 use crate::aggregate::util::{err, integer_arg};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct Limit {
@@ -18,7 +19,7 @@ pub(crate) fn parse(name: &'static str, spec: &Bson, _pcx: &ParseCtx) -> Result<
     if n < 0 {
         return Err(err(
             5107201,
-            format!("invalid argument to $limit stage: Expected a non-negative number in: {}", crate::aggregate::util::show_elem(name, spec)),
+            format!("invalid argument to $limit stage: Expected a non-negative number in: {}", display::element(name, spec)),
         ));
     }
     if n == 0 {

@@ -8,11 +8,12 @@ use std::sync::Arc;
 use bson::{Bson, Document};
 
 use crate::aggregate::stage::parse_sub_pipeline;
-use crate::aggregate::util::{absorb_cost, check_field_path, check_user_var_name, child_env, parse_err, set_path, show_elem, tname};
+use crate::aggregate::util::{absorb_cost, check_field_path, check_user_var_name, child_env, parse_err, set_path, tname};
 use crate::aggregate::{DocStream, ParseCtx, Pipeline, RunCtx, Stage, Within};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
 use crate::value::{hash_key, path::matcher_values};
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct Lookup {
@@ -61,7 +62,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
                 match v {
                     Bson::Document(l) => lets = Some(l),
                     other => {
-                        return Err(parse_err(format!("$lookup argument '{}' must be an object, is type {}", show_elem(k, other), tname(other))))
+                        return Err(parse_err(format!("$lookup argument '{}' must be an object, is type {}", display::element(k, other), tname(other))))
                     }
                 }
                 continue;
@@ -83,7 +84,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
             _ => {}
         }
         let Bson::String(s) = v else {
-            return Err(parse_err(format!("$lookup argument '{k}' must be a string, found {}: {}", show_elem(k, v), tname(v))));
+            return Err(parse_err(format!("$lookup argument '{k}' must be a string, found {}: {}", display::element(k, v), tname(v))));
         };
         match k.as_str() {
             "as" => as_ = s.clone(),

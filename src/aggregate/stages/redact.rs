@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use bson::{Bson, Document};
 
-use crate::aggregate::util::{child_env, err, show_value};
+use crate::aggregate::util::{child_env, err};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::env::Env;
 use crate::error::Result;
 use crate::expr::Expr;
 use crate::value::equal;
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct Redact {
@@ -53,7 +54,7 @@ impl Redact {
                 17053,
                 format!(
                     "$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned {}",
-                    show_value(other.as_ref())
+                    display::stream_value(other.as_ref())
                 ),
             )),
         }

@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use bson::Bson;
 
-use crate::aggregate::util::{err, show_value, tname};
+use crate::aggregate::util::{err, tname};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
 use crate::expr::Expr;
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct ReplaceRoot {
@@ -51,9 +52,9 @@ impl Stage for ReplaceRoot {
                         40228,
                         format!(
                             "{opener}must evaluate to an object, but resulting value was: {}. Type of resulting value: '{}'. Input document: {}",
-                            show_value(other.as_ref()),
+                            display::stream_value(other.as_ref()),
                             other.as_ref().map(tname).unwrap_or("missing"),
-                            show_value(Some(&Bson::Document(d)))
+                            display::stream_value(Some(&Bson::Document(d)))
                         ),
                     ))
                 }

@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use bson::Bson;
 
-use crate::aggregate::util::{err, integer_arg, show_elem};
+use crate::aggregate::util::{err, integer_arg};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
+use crate::value::display;
 
 #[derive(Debug)]
 pub(crate) struct Skip {
@@ -18,7 +19,7 @@ pub(crate) fn parse(name: &'static str, spec: &Bson, _pcx: &ParseCtx) -> Result<
     if n < 0 {
         return Err(err(
             5107200,
-            format!("invalid argument to $skip stage: Expected a non-negative number in: {}", show_elem(name, spec)),
+            format!("invalid argument to $skip stage: Expected a non-negative number in: {}", display::element(name, spec)),
         ));
     }
     Ok(Arc::new(Skip { n: n as u64 }))

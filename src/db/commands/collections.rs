@@ -9,7 +9,7 @@ use crate::value;
 
 use super::super::args::{self, Fields};
 use super::super::index;
-use crate::query::display;
+use crate::value::display;
 use super::super::{Collection, Database};
 use super::{cursor_reply, Ctx};
 

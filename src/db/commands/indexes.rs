@@ -5,7 +5,7 @@ use bson::{doc, Bson, Document};
 use crate::error::{Error, ErrorKind, Result};
 
 use super::super::args::{self, Fields};
-use crate::query::display;
+use crate::value::display;
 use super::super::index::{Index, ID_INDEX_NAME};
 use super::super::Database;
 use super::{cursor_reply, Ctx};

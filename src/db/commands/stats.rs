@@ -98,7 +98,7 @@ pub(super) fn coll_stats(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Re
 /// `{ ns, host, localTime, storageStats?, count?, latencyStats?, queryExecStats? }`.
 pub(crate) fn coll_stats_stage(db: &Database, ctx: &Ctx, coll: &str, spec: &Bson) -> Result<Document> {
     let Bson::Document(spec) = spec else {
-        return Err(Error::code(5447000, format!("$collStats must take a nested object but found: {}", crate::query::display::value(spec))));
+        return Err(Error::code(5447000, format!("$collStats must take a nested object but found: {}", crate::value::display::value(spec))));
     };
     let ns = format!("{}.{coll}", ctx.db);
     let mut out = doc! {"ns": ns.clone(), "host": "localhost:27017", "localTime": Bson::DateTime(ctx.env.now)};

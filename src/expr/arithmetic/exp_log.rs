@@ -8,7 +8,8 @@ use decmathlib_rs::d128::d128;
 
 use super::single_numeric;
 use crate::error::{Error, Result};
-use crate::expr::args::{display_g, Simple};
+use crate::expr::args::Simple;
+use crate::value::display::stream_double;
 use crate::expr::{Ctx, Expr, Val, VarScope};
 use crate::value::number::d128_from_f64_15_digits;
 use crate::value::Number;
@@ -50,7 +51,7 @@ fn eval_ln(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
     }
     let f = n.to_f64();
     if !(f > 0.0 || f.is_nan()) {
-        return Err(Error::code(28766, format!("$ln's argument must be a positive number, but is {}", display_g(f))));
+        return Err(Error::code(28766, format!("$ln's argument must be a positive number, but is {}", stream_double(f))));
     }
     Ok(Some(Bson::Double(f.ln())))
 }
@@ -62,7 +63,7 @@ fn eval_log10(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>>
     }
     let f = n.to_f64();
     if !(f > 0.0 || f.is_nan()) {
-        return Err(Error::code(28761, format!("$log10's argument must be a positive number, but is {}", display_g(f))));
+        return Err(Error::code(28761, format!("$log10's argument must be a positive number, but is {}", stream_double(f))));
     }
     Ok(Some(Bson::Double(f.log10())))
 }
@@ -85,12 +86,12 @@ fn eval_log(_: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
     }
     let (xf, bf) = (x.to_f64(), base.to_f64());
     if !(xf > 0.0 || xf.is_nan()) {
-        return Err(Error::code(28758, format!("$log's argument must be a positive number, but is {}", display_g(xf))));
+        return Err(Error::code(28758, format!("$log's argument must be a positive number, but is {}", stream_double(xf))));
     }
     if !((bf > 0.0 && bf != 1.0) || bf.is_nan()) {
         return Err(Error::code(
             28759,
-            format!("$log's base must be a positive number not equal to 1, but is {}", display_g(bf)),
+            format!("$log's base must be a positive number not equal to 1, but is {}", stream_double(bf)),
         ));
     }
     Ok(Some(Bson::Double(xf.ln() / bf.ln())))

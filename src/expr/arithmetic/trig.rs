@@ -6,7 +6,8 @@ use bson::Bson;
 
 use super::single_numeric;
 use crate::error::{Error, Result};
-use crate::expr::args::{display_g, Simple};
+use crate::expr::args::Simple;
+use crate::value::display::stream_double;
 use crate::expr::{Ctx, Expr, Val, VarScope};
 use crate::value::number::d128_from_f64_15_digits;
 use crate::value::Number;
@@ -34,7 +35,7 @@ fn eval(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
         if ok || x.is_nan() {
             Ok(())
         } else {
-            Err(Error::code(50989, format!("cannot apply {name} to {}, value must in {range}", display_g(x))))
+            Err(Error::code(50989, format!("cannot apply {name} to {}, value must in {range}", stream_double(x))))
         }
     };
     let r = match name {

@@ -3,7 +3,7 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::expr::args::{display_val, Simple};
+use crate::expr::args::Simple;
 use crate::expr::{Ctx, Expr, Val, VarScope};
 
 pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
@@ -26,6 +26,5 @@ fn eval(_: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
             }
         }
     }
-    let _ = display_val;
     Ok(Some(Bson::Array(out)))
 }

@@ -3,7 +3,8 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::expr::args::{display_g, Simple};
+use crate::expr::args::Simple;
+use crate::value::display::stream_double;
 use crate::expr::{Ctx, Expr, Val, VarScope};
 use crate::value::Number;
 
@@ -47,7 +48,7 @@ fn elem_at(name: &str, arity: usize, array: &Val, index: &Val) -> Result<Option<
     let Some(i) = n.to_exact_i64().filter(|i| i32::try_from(*i).is_ok()) else {
         return Err(Error::code(
             28691,
-            format!("{name}'s second argument must be representable as a 32-bit integer: {}", display_g(n.to_f64())),
+            format!("{name}'s second argument must be representable as a 32-bit integer: {}", stream_double(n.to_f64())),
         ));
     };
     let len = arr.len() as i64;

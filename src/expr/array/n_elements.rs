@@ -7,6 +7,7 @@ use bson::Bson;
 use crate::error::{Error, Result};
 use crate::expr::args::display_val;
 use crate::expr::{Ctx, Expr, Op, VarScope};
+use crate::value::display::stream_value;
 use crate::value::{compare, Number};
 
 #[derive(Debug)]
@@ -18,17 +19,7 @@ struct NElements {
 
 impl Op for NElements {
     fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
-        let nv = self.n.eval_val(ctx)?;
-        let num = nv.as_bson().and_then(Number::from_bson);
-        let Some(num) = num else {
-            return Err(Error::code(5787902, format!("Value for 'n' must be of integral type, but found {}", display_val(&nv))));
-        };
-        let Some(n) = num.to_exact_i64() else {
-            return Err(Error::code(5787903, format!("Value for 'n' must be of integral type, but found {}", display_val(&nv))));
-        };
-        if n <= 0 {
-            return Err(Error::code(5787908, format!("'n' must be greater than 0, found {n}")));
-        }
+        let n = check_n(self.n.eval_val(ctx)?.bson().as_deref())?;
         let input = self.input.eval_val(ctx)?;
         let Some(arr) = input.as_array() else {
             return Err(Error::code(
@@ -55,11 +46,27 @@ impl Op for NElements {
     }
 }
 
+/// The `n` of `$firstN`, `$lastN`, `$maxN` and `$minN`, as expressions and as accumulators: a
+/// positive integral number (5787902, 5787903, 5787908).
+pub(crate) fn check_n(v: Option<&Bson>) -> Result<i64> {
+    let not_integral = |code| Error::code(code, format!("Value for 'n' must be of integral type, but found {}", stream_value(v)));
+    let Some(num) = v.and_then(Number::from_bson) else {
+        return Err(not_integral(5787902));
+    };
+    let Some(n) = num.to_exact_i64() else {
+        return Err(not_integral(5787903));
+    };
+    if n <= 0 {
+        return Err(Error::code(5787908, format!("'n' must be greater than 0, found {n}")));
+    }
+    Ok(n)
+}
+
 pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
     let Bson::Document(d) = arg else {
         return Err(Error::code(
             5787801,
-            format!("specification must be an object; found {}: {}", crate::expr::args::display(arg), crate::value::types::type_name(arg)),
+            format!("specification must be an object; found {}: {}", crate::value::display::value(arg), crate::value::types::type_name(arg)),
         ));
     };
     let (mut n, mut input) = (None, None);

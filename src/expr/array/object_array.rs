@@ -3,7 +3,8 @@
 use bson::{Bson, Document};
 
 use crate::error::{Error, Result};
-use crate::expr::args::{display_value, Simple};
+use crate::expr::args::Simple;
+use crate::value::display::stream_value;
 use crate::expr::{Ctx, Expr, Val, VarScope};
 use crate::value::types::type_name;
 
@@ -101,7 +102,7 @@ fn eval_array_to_object(_: &'static str, args: &[Val], _: &Ctx) -> Result<Option
                     40393,
                     format!(
                         "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: {}",
-                        display_value(e)
+                        stream_value(Some(e))
                     ),
                 ));
             };

@@ -3,7 +3,8 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::expr::args::{display_g, Simple};
+use crate::expr::args::Simple;
+use crate::value::display::stream_double;
 use crate::expr::{Ctx, Expr, Val, VarScope};
 use crate::value::Number;
 
@@ -19,7 +20,7 @@ fn int32(v: &Val, ord: &str, codes: (i32, i32), numeric_word: &str) -> Result<i6
         ));
     };
     n.to_exact_i64().filter(|i| i32::try_from(*i).is_ok()).ok_or_else(|| {
-        Error::code(codes.1, format!("{ord} argument to $slice can't be represented as a 32-bit integer: {}", display_g(n.to_f64())))
+        Error::code(codes.1, format!("{ord} argument to $slice can't be represented as a 32-bit integer: {}", stream_double(n.to_f64())))
     })
 }
 

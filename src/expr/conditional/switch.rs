@@ -3,7 +3,6 @@
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::expr::args::display;
 use crate::expr::{val_truthy, Ctx, Expr, Op, Val, VarScope};
 
 #[derive(Debug)]
@@ -77,6 +76,5 @@ pub fn parse(_: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
     if branches.is_empty() {
         return Err(Error::code(40068, "$switch requires at least one branch."));
     }
-    let _ = display;
     Ok(Expr::op(Switch { branches, default }))
 }

@@ -6,7 +6,7 @@ use bson::{Bson, Document};
 
 use super::{date_arg, tz_arg, Parts};
 use crate::error::{Error, Result};
-use crate::expr::args::display_doc;
+use crate::value::display;
 use crate::expr::{Ctx, Expr, Op, VarScope};
 
 #[derive(Debug)]
@@ -59,7 +59,7 @@ pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
             let Some(date) = date else {
                 let mut spec = Document::new();
                 spec.insert(name, arg.clone());
-                let shown = display_doc(&spec);
+                let shown = display::document(&spec);
                 let inner = shown.strip_prefix("{ ").and_then(|s| s.strip_suffix(" }")).unwrap_or(&shown).to_string();
                 return Err(Error::code(40539, format!("missing 'date' argument to {name}, provided: {inner}")));
             };

@@ -15,7 +15,7 @@ pub fn parse(name: &'static str, arg: &Bson, _: &VarScope) -> Result<Expr> {
             spec.insert(name, arg.clone());
             return Err(Error::code(
                 3040500,
-                format!("{name} not expecting arguments: {}", crate::expr::args::display(&Bson::Document(spec))),
+                format!("{name} not expecting arguments: {}", crate::value::display::value(&Bson::Document(spec))),
             ));
         }
     }

@@ -14,7 +14,7 @@ pub mod trim;
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::expr::args::display_g;
+use crate::value::display::stream_double;
 use crate::expr::Val;
 
 /// The server's `Value::coerceToString` (used by `$toLower`, `$substrBytes`, `$strcasecmp`):
@@ -31,7 +31,7 @@ pub(crate) fn coerce_to_string(v: &Val, name: &str) -> Result<String> {
         Bson::String(s) | Bson::Symbol(s) | Bson::JavaScriptCode(s) => s.clone(),
         Bson::Int32(i) => i.to_string(),
         Bson::Int64(i) => i.to_string(),
-        Bson::Double(f) => display_g(*f),
+        Bson::Double(f) => stream_double(*f),
         Bson::Decimal128(d) => d.to_string(),
         Bson::DateTime(d) => crate::expr::date::format_iso(d.timestamp_millis()),
         Bson::Timestamp(t) => format!("Timestamp({}, {})", t.time, t.increment),

@@ -8,7 +8,7 @@ use bson::{Binary, Bson, DateTime};
 use decmathlib_rs::d128::{d128, StatusFlags};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::expr::args::{display_val, named, Simple};
+use crate::expr::args::named;
 use crate::expr::{truthy, Ctx, Expr, Op, Val, VarScope};
 use crate::value::types::{number_for_alias, type_name};
 use crate::value::Number;
@@ -96,7 +96,7 @@ fn check_finite(f: f64) -> Result<()> {
 fn double_to_long(f: f64) -> Result<i64> {
     check_finite(f)?;
     if !(crate::expr::arithmetic::LONG_RANGE.contains(&f)) {
-        return Err(overflow(crate::expr::args::display_g(f)));
+        return Err(overflow(crate::value::display::stream_double(f)));
     }
     Ok(f.trunc() as i64)
 }
@@ -294,7 +294,7 @@ fn convert(v: &Bson, to: Target, format: Option<&str>, subtype: u8) -> Result<Bs
         (Bson::Double(f), Target::Int) => {
             check_finite(*f)?;
             if *f < i32::MIN as f64 || *f > i32::MAX as f64 {
-                return Err(overflow(crate::expr::args::display_g(*f)));
+                return Err(overflow(crate::value::display::stream_double(*f)));
             }
             Bson::Int32(f.trunc() as i32)
         }
@@ -497,6 +497,5 @@ pub fn parse_shorthand(name: &'static str, arg: &Bson, scope: &VarScope) -> Resu
     let args = crate::expr::args::operands(arg, scope)?;
     crate::expr::args::check_exact(name, args.len(), 1)?;
     let input = args.into_iter().next().unwrap_or_else(|| Expr::constant(Bson::Null));
-    let _ = (display_val, Simple::with_args);
     Ok(Expr::op(Convert { input, to: Expr::constant(Bson::String(to.into())), format: None, on_error: None, on_null: None }))
 }

@@ -11,7 +11,7 @@ pub mod bits_any_set;
 use bson::Bson;
 
 use crate::error::{Error, Result};
-use crate::query::display;
+use crate::value::display;
 use crate::query::int_arg;
 use crate::query::node::{Cx, Node, Predicate};
 use crate::query::parser::PathArgs;

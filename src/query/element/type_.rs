@@ -5,7 +5,7 @@
 use bson::Bson;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::query::display::stream_double;
+use crate::value::display::stream_double;
 use crate::query::int_arg;
 use crate::query::node::{Cx, Node, Predicate};
 use crate::query::parser::PathArgs;

@@ -22,7 +22,7 @@ pub(crate) fn parse(_field: &str, v: &Bson) -> Result<AddToSet> {
                 if d.len() > 1 {
                     return Err(Error::bad_value(format!(
                         "Found unexpected fields after $each in $addToSet: {}",
-                        crate::update::render::document(d)
+                        crate::value::display::document(d)
                     )));
                 }
             }

@@ -5,7 +5,7 @@ use bson::Bson;
 
 use crate::error::{Error, Result};
 use crate::update::modifier::{Modifier, OpCtx, Outcome};
-use crate::update::render;
+use crate::value::display;
 use crate::value::types::type_name;
 
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +36,7 @@ pub(crate) fn parse(_field: &str, v: &Bson) -> Result<Bit> {
             _ => {
                 return Err(Error::bad_value(format!(
                     "The $bit modifier only supports 'and', 'or', and 'xor', not '{k}' which is an unknown operator: {{{}}}",
-                    render::element(k, x)
+                    display::element(k, x)
                 )))
             }
         };
@@ -44,7 +44,7 @@ pub(crate) fn parse(_field: &str, v: &Bson) -> Result<Bit> {
             return Err(Error::bad_value(format!(
                 "The $bit modifier field must be an Integer(32/64 bit); a '{}' is not supported here: {{{}}}",
                 type_name(x),
-                render::element(k, x)
+                display::element(k, x)
             )));
         }
         ops.push((op, x.clone()));

@@ -17,7 +17,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::value::{compare, Number};
 
 use super::modifier::{OpCtx, Outcome};
-use super::render;
+use crate::value::display;
 
 /// `$inc` and `$mul` (the server's `ArithmeticNode`).
 #[derive(Debug, Clone)]
@@ -32,7 +32,7 @@ impl Arithmetic {
             let verb = if multiply { "multiply" } else { "increment" };
             return Err(Error::type_mismatch(format!(
                 "Cannot {verb} with non-numeric argument: {{{}}}",
-                render::element(field, v)
+                display::element(field, v)
             )));
         }
         Ok(Arithmetic { arg: v.clone(), multiply })
@@ -104,8 +104,8 @@ fn debug_number(n: Number) -> String {
     match n {
         Number::Int(i) => format!("(NumberInt){i}"),
         Number::Long(i) => format!("(NumberLong){i}"),
-        Number::Double(f) => format!("(NumberDouble){}", render::double(f)),
-        Number::Decimal(_) => format!("(NumberDecimal){}", render::value(&n.to_bson())),
+        Number::Double(f) => format!("(NumberDouble){}", display::double(f)),
+        Number::Decimal(_) => format!("(NumberDecimal){}", display::value(&n.to_bson())),
     }
 }
 

@@ -5,7 +5,7 @@ use bson::Bson;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::update::path::{get_mut, is_array_filter, is_positional, parse_index, resolve};
-use crate::update::render;
+use crate::value::display;
 use crate::update::tree::{check_immutable, create, lookup, validate_at, Ctx};
 use crate::value::compare;
 
@@ -20,7 +20,7 @@ pub(crate) struct Rename {
 /// string and both paths are valid update paths.
 pub(crate) fn parse(field: &str, v: &Bson) -> Result<Rename> {
     let Bson::String(to) = v else {
-        return Err(Error::bad_value(format!("The 'to' field for $rename must be a string: {}", render::element(field, v))));
+        return Err(Error::bad_value(format!("The 'to' field for $rename must be a string: {}", display::element(field, v))));
     };
     if to.contains('\0') {
         return Err(Error::bad_value("The 'to' field for $rename cannot contain an embedded null byte"));
@@ -30,13 +30,13 @@ pub(crate) fn parse(field: &str, v: &Bson) -> Result<Rename> {
     if from == dest {
         return Err(Error::bad_value(format!(
             "The source and target field for $rename must differ: {}",
-            render::element(field, v)
+            display::element(field, v)
         )));
     }
     if from.starts_with(&dest) || dest.starts_with(&from) {
         return Err(Error::bad_value(format!(
             "The source and target field for $rename must not be on the same path: {}",
-            render::element(field, v)
+            display::element(field, v)
         )));
     }
     let dynamic = |parts: &[&str]| parts.iter().any(|p| is_positional(p) || is_array_filter(p));
@@ -66,7 +66,7 @@ impl Rename {
                         format!(
                             "cannot use the part ({name} of {}) to traverse the element ({{{}}})",
                             self.from_dotted,
-                            render::element(name, cur)
+                            display::element(name, cur)
                         ),
                     ));
                 }
