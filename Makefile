@@ -34,7 +34,7 @@ build/engine/engine_bg.wasm: $(ENGINE_SRC)
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
-build/runtime.js: $(wildcard www/runtime/*.js) tools/build-runtime.mjs tools/runtime-shims.js node_modules/.package-lock.json
+build/runtime.js: $(wildcard www/runtime/*.js) tools/build-runtime.mjs tools/bson-fast-utf8.mjs tools/runtime-shims.js node_modules/.package-lock.json
 	node tools/build-runtime.mjs
 
 # make script FILE="a.js b.js" [TIMEOUT=ms]: mongosh scripts run headless (tools/run-script.mjs)
@@ -88,5 +88,13 @@ test-ui:
 test-browser: dist build/engine/engine_bg.wasm build/runtime.js
 	node --test --test-concurrency=1 tests/browser/*.test.mjs
 
-bench:
-	@echo "make bench: benchmarks are not built yet" >&2; exit 1
+# make bench: native engine benchmarks (divan, benches/engine.rs), engine memory (benches/memory.rs),
+# the workloads (bench/workloads/*.js) through the Node runner against mingo (tools/bench.mjs), and,
+# when dist/ is built, the first-load size per part and time to interactive. Reports only: times
+# are never asserted.
+bench: build/engine/engine_bg.wasm build/runtime.js
+	cargo bench --bench engine
+	cargo bench --bench memory
+	node tools/bench.mjs $(if $(REPS),--reps=$(REPS))
+	@if [ -f dist/index.html ]; then node tools/size-report.mjs && node tools/tti.mjs; \
+	else echo "make bench: no dist/ (make dist) - first-load size and time to interactive skipped"; fi

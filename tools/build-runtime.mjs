@@ -4,6 +4,7 @@
 import * as esbuild from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { bsonFastUtf8 } from './bson-fast-utf8.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = process.argv[2] ?? path.join(root, 'build', 'runtime.js');
@@ -26,5 +27,6 @@ await esbuild.build({
   legalComments: 'none',
   minify: true,
   keepNames: true, // class names show in printed values (WriteError { ... }) and error names
+  plugins: [bsonFastUtf8],
   logLevel: 'warning',
 });

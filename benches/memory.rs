@@ -1,0 +1,80 @@
+//! Engine memory (`cargo bench --bench memory`): inserts 100 000 small documents and reports the
+//! growth of the live heap (a counting global allocator) against the sum of their BSON sizes.
+
+mod workloads;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bson::{doc, Bson, DateTime};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let now = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const DOCS: i64 = 100_000;
+
+fn main() {
+    let mut db = workloads::fresh();
+    workloads::run(&mut db, &doc! {"create": "readings"});
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut bson_bytes = 0usize;
+    let mut rng = workloads::Lcg::new(23);
+    for batch in 0..DOCS / 1000 {
+        let docs: Vec<Bson> = (0..1000)
+            .map(|k| {
+                let i = batch * 1000 + k;
+                let d = doc! {
+                    "_id": i, "sensorId": format!("s{:03}", i % 500), "t": DateTime::from_millis(1_704_067_200_000 + i * 1000),
+                    "v": (rng.next() * 4000.0).round() / 100.0, "ok": rng.next() > 0.1,
+                };
+                bson_bytes += pattern_playground::value::bson_size(&d);
+                Bson::Document(d)
+            })
+            .collect();
+        workloads::run(&mut db, &doc! {"insert": "readings", "documents": docs});
+    }
+    let after = LIVE.load(Ordering::Relaxed);
+    let growth = after.saturating_sub(before);
+    let ratio = growth as f64 / bson_bytes as f64;
+    println!("memory: {DOCS} documents, {bson_bytes} BSON bytes ({:.1} per document)", bson_bytes as f64 / DOCS as f64);
+    println!(
+        "memory: live heap grew {growth} bytes ({:.1} per document) = {ratio:.2}x the BSON bytes (target <= 2x: {})",
+        growth as f64 / DOCS as f64,
+        if ratio <= 2.0 { "met" } else { "MISSED" }
+    );
+    std::hint::black_box(&db);
+}

@@ -1,0 +1,83 @@
+// An esbuild plugin for tools/build-runtime.mjs: js-bson's byte utilities for platforms without
+// Node's Buffer (a browser worker, and the runner's vm context) encode every key and string with
+// `new TextEncoder().encode(s)` — a fresh encoder and a fresh array per field — and decode short
+// strings by spreading an array. These are the hot paths of every command and reply, so this
+// rewrites them, at bundle time, to ASCII loops with one shared TextEncoder/encodeInto for the
+// rest. Results are byte-for-byte the same (UTF-8, lone surrogates as U+FFFD, as TextEncoder).
+// If js-bson's source changes shape the build fails here rather than silently keeping the slow
+// path.
+import fs from 'node:fs';
+
+const REWRITES = [
+  {
+    from: `    utf8ByteLength(input) {
+        return new TextEncoder().encode(input).byteLength;
+    },
+    encodeUTF8Into(uint8array, source, byteOffset) {
+        const bytes = new TextEncoder().encode(source);
+        uint8array.set(bytes, byteOffset);
+        return bytes.byteLength;
+    },`,
+    to: `    utf8ByteLength(input) {
+        const n = input.length;
+        let bytes = n;
+        for (let i = 0; i < n; i++) {
+            const c = input.charCodeAt(i);
+            if (c < 0x80) continue;
+            if (c < 0x800) bytes += 1;
+            else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (input.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+                bytes += 2;
+                i++;
+            }
+            else bytes += 2;
+        }
+        return bytes;
+    },
+    encodeUTF8Into(uint8array, source, byteOffset) {
+        const n = source.length;
+        if (n <= uint8array.length - byteOffset) {
+            let i = 0;
+            for (; i < n; i++) {
+                const c = source.charCodeAt(i);
+                if (c > 0x7f) break;
+                uint8array[byteOffset + i] = c;
+            }
+            if (i === n) return n;
+        }
+        return (sharedTextEncoder ??= new TextEncoder()).encodeInto(source, uint8array.subarray(byteOffset)).written;
+    },`,
+  },
+  {
+    from: `    toUTF8(uint8array, start, end, fatal) {
+        const basicLatin = end - start <= 20 ? tryReadBasicLatin(uint8array, start, end) : null;`,
+    to: `    toUTF8(uint8array, start, end, fatal) {
+        const basicLatin = end - start <= 64 ? readAscii(uint8array, start, end) : null;`,
+  },
+  {
+    from: `const webByteUtils = {`,
+    to: `let sharedTextEncoder;
+function readAscii(uint8array, start, end) {
+    for (let i = start; i < end; i++) {
+        if (uint8array[i] > 0x7f) return null;
+    }
+    return String.fromCharCode.apply(null, uint8array.subarray(start, end));
+}
+const webByteUtils = {`,
+  },
+];
+
+export const bsonFastUtf8 = {
+  name: 'bson-fast-utf8',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]bson[\\/]lib[\\/]bson\.m?js$/ }, (args) => {
+      let text = fs.readFileSync(args.path, 'utf8');
+      for (const { from, to } of REWRITES) {
+        if (!text.includes(from)) {
+          return { errors: [{ text: `bson-fast-utf8: js-bson changed, cannot find:\n${from.split('\n')[0]}` }] };
+        }
+        text = text.replace(from, to);
+      }
+      return { contents: text, loader: 'js' };
+    });
+  },
+};
