@@ -95,6 +95,11 @@ impl Collection {
         self.id_index.is_some()
     }
 
+    /// True when the collection has a non-empty `validator`.
+    pub fn has_validator(&self) -> bool {
+        matches!(self.options.get("validator"), Some(Bson::Document(v)) if !v.is_empty())
+    }
+
     /// Document validation (`validator`, `validationLevel`, `validationAction` options): fails
     /// with `DocumentValidationFailure` (121) when `doc` does not match the validator. With
     /// `validationLevel: "moderate"`, an update of a document that did not match (`old`) is not
@@ -168,6 +173,53 @@ impl Collection {
         self.data_size += size;
         self.records.insert(rid, Record { doc, size });
         Ok(())
+    }
+
+    /// Updates record `rid` in place: `change` edits the stored document itself and says whether
+    /// it modified it. When `change` fails, or the result fails the write checks (`_id`, unique
+    /// keys), the record is restored from its BSON bytes, taken before (far cheaper than a copy
+    /// of the document: one buffer instead of an allocation per field), and the error returned.
+    /// Returns the new BSON size when the document was modified. Used where no one needs the old
+    /// document (no validator, no returned before-image).
+    pub fn update_in_place(&mut self, rid: u64, change: impl FnOnce(&mut Document) -> Result<bool>) -> Result<Option<usize>> {
+        let Some(rec) = self.records.get_mut(&rid) else { return Ok(None) };
+        let saved = rec.doc.to_vec().map_err(|e| Error::new(ErrorKind::InternalError, format!("stored document is not serializable: {e}")))?;
+        let old_keys: Vec<Option<Vec<Document>>> = self.indexes.iter().map(|ix| ix.keys_of(&rec.doc).ok().flatten()).collect();
+        let old_id = rec.doc.get("_id").map(value::hash_key);
+        let old_size = rec.size;
+        let mut doc = std::mem::take(&mut rec.doc);
+        let checked = change(&mut doc).and_then(|modified| if modified { self.check_write(&doc, rid).map(|_| true) } else { Ok(false) });
+        let Some(rec) = self.records.get_mut(&rid) else { return Ok(None) };
+        let modified = match checked {
+            Ok(m) => m,
+            Err(e) => {
+                rec.doc = Document::from_reader(saved.as_slice()).unwrap_or(doc);
+                return Err(e);
+            }
+        };
+        if !modified {
+            rec.doc = doc;
+            return Ok(None);
+        }
+        let size = value::bson_size(&doc);
+        rec.size = size;
+        self.data_size = self.data_size - old_size + size;
+        let new_id = doc.get("_id").map(value::hash_key);
+        if let (Some(ix), true) = (&mut self.id_index, old_id != new_id) {
+            if let Some(k) = &old_id {
+                if ix.get(k) == Some(&rid) {
+                    ix.remove(k);
+                }
+            }
+            if let Some(k) = new_id {
+                ix.insert(k, rid);
+            }
+        }
+        for (ix, old) in self.indexes.iter_mut().zip(old_keys) {
+            ix.rekey(old, &doc, rid);
+        }
+        rec.doc = doc;
+        Ok(Some(size))
     }
 
     /// Removes record `rid`, returning its document.

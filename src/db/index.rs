@@ -413,16 +413,40 @@ impl Index {
         }
     }
 
+    /// Moves record `rid` from the keys of its old document (`old`, as [`Index::keys_of`] gave
+    /// them) to those of `doc`. Nothing changes when the keys stayed the same and no new array
+    /// appeared along the key paths (an update of other fields), so an update does not pay for
+    /// the index entries of a key that many records share.
+    pub fn rekey(&mut self, old: Option<Vec<Document>>, doc: &Document, rid: u64) {
+        if let (Some(old), Ok(Some((keys, paths)))) = (&old, self.keys_with_multikey(doc)) {
+            let known = self.multikey_paths.iter().zip(&paths).all(|(k, p)| p.iter().all(|x| k.contains(x)));
+            let same = old.len() == keys.len() && old.iter().zip(&keys).all(|(a, b)| key_bytes(a) == key_bytes(b));
+            if known && same {
+                return;
+            }
+        }
+        if let Some(old) = old {
+            self.remove_keys(&old, rid);
+        }
+        self.add(doc, rid);
+    }
+
     /// Forgets `doc`'s keys for record `rid`.
     pub fn remove(&mut self, doc: &Document, rid: u64) {
         if let Ok(Some(keys)) = self.keys_of(doc) {
-            for k in keys {
-                let ik = self.index_key(&k);
-                if let Some(e) = self.entries.get_mut(&ik) {
-                    e.retain(|r| *r != rid);
-                    if e.is_empty() {
-                        self.entries.remove(&ik);
-                    }
+            self.remove_keys(&keys, rid);
+        }
+    }
+
+    /// Forgets keys (as [`Index::keys_of`] gave them for the record's old document) for record
+    /// `rid`.
+    pub fn remove_keys(&mut self, keys: &[Document], rid: u64) {
+        for k in keys {
+            let ik = self.index_key(k);
+            if let Some(e) = self.entries.get_mut(&ik) {
+                e.retain(|r| *r != rid);
+                if e.is_empty() {
+                    self.entries.remove(&ik);
                 }
             }
         }

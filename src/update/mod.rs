@@ -104,32 +104,10 @@ impl Update {
     /// `inserting` is true when the document is being created by an upsert (`$setOnInsert`).
     pub fn apply(&self, doc: &Document, positional: Option<usize>, inserting: bool, env: &Env) -> Result<Applied> {
         let applied = match &self.kind {
-            Kind::Modifiers { root, .. } => {
-                let mut cx = Ctx {
-                    env,
-                    positional,
-                    inserting,
-                    filters: &self.filters,
-                    id: id_of(doc),
-                    changed: Vec::new(),
-                    modified: false,
-                    timestamps: 0,
-                };
-                let mut value = Bson::Document(doc.clone());
-                tree::apply(root, &mut value, &mut Vec::new(), &mut cx)?;
-                let Bson::Document(mut out) = value else {
-                    return Err(fields::internal("the document stopped being a document"));
-                };
-                if !cx.modified {
-                    return Ok(Applied { doc: doc.clone(), changed_paths: Vec::new(), modified: false });
-                }
-                if inserting {
-                    id_first(&mut out);
-                    if let Some(id) = out.get("_id") {
-                        validate::id_value(id)?;
-                    }
-                }
-                Applied { doc: out, changed_paths: cx.changed, modified: true }
+            Kind::Modifiers { .. } => {
+                let mut out = doc.clone();
+                let r = self.apply_in_place(&mut out, positional, inserting, env)?;
+                return Ok(Applied { doc: out, changed_paths: r.changed_paths, modified: r.modified });
             }
             Kind::Replacement(r) => {
                 let mut r = r.clone();
@@ -141,16 +119,70 @@ impl Update {
                 replace(doc, &out, true)?
             }
         };
-        let size = bson_size(&applied.doc);
-        if size > MAX_DOCUMENT_SIZE {
-            return Err(if inserting {
-                Error::code(17420, format!("Document to upsert is larger than {MAX_DOCUMENT_SIZE}"))
-            } else {
-                Error::code(17419, format!("Resulting document after update is larger than {MAX_DOCUMENT_SIZE}"))
-            });
-        }
+        check_size(&applied.doc, inserting)?;
         Ok(applied)
     }
+
+    /// Applies the update to `doc` itself, without copying it first (operator updates change only
+    /// the paths they touch: a `$push` onto a long array appends one element). Same checks and
+    /// errors as [`Update::apply`], but on an error `doc` may be left partly updated: the caller
+    /// restores it (the database keeps the stored document's BSON bytes for that).
+    pub fn apply_in_place(&self, doc: &mut Document, positional: Option<usize>, inserting: bool, env: &Env) -> Result<InPlace> {
+        let Kind::Modifiers { root, .. } = &self.kind else {
+            let a = self.apply(doc, positional, inserting, env)?;
+            *doc = a.doc;
+            return Ok(InPlace { changed_paths: a.changed_paths, modified: a.modified });
+        };
+        let mut cx = Ctx {
+            env,
+            positional,
+            inserting,
+            filters: &self.filters,
+            id: id_of(doc),
+            changed: Vec::new(),
+            modified: false,
+            timestamps: 0,
+        };
+        let mut value = Bson::Document(std::mem::take(doc));
+        let applied = tree::apply(root, &mut value, &mut Vec::new(), &mut cx);
+        let Bson::Document(out) = value else {
+            return Err(fields::internal("the document stopped being a document"));
+        };
+        *doc = out;
+        applied?;
+        if !cx.modified {
+            return Ok(InPlace { changed_paths: Vec::new(), modified: false });
+        }
+        if inserting {
+            id_first(doc);
+            if let Some(id) = doc.get("_id") {
+                validate::id_value(id)?;
+            }
+        }
+        check_size(doc, inserting)?;
+        Ok(InPlace { changed_paths: cx.changed, modified: true })
+    }
+}
+
+/// What [`Update::apply_in_place`] did (the document itself was changed in place).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InPlace {
+    /// As [`Applied::changed_paths`].
+    pub changed_paths: Vec<String>,
+    /// As [`Applied::modified`].
+    pub modified: bool,
+}
+
+/// The size limit of an updated (17419) or upserted (17420) document.
+fn check_size(doc: &Document, inserting: bool) -> Result<()> {
+    if bson_size(doc) > MAX_DOCUMENT_SIZE {
+        return Err(if inserting {
+            Error::code(17420, format!("Document to upsert is larger than {MAX_DOCUMENT_SIZE}"))
+        } else {
+            Error::code(17419, format!("Resulting document after update is larger than {MAX_DOCUMENT_SIZE}"))
+        });
+    }
+    Ok(())
 }
 
 /// Checks a replacement document (`replaceOne`, `findOneAndReplace`, an update command whose

@@ -55,6 +55,16 @@ pub(crate) fn apply_to_existing(spec: &UpdateSpec, old: &Document, positional: O
     Ok(Outcome { doc: a.doc, changed_paths: a.changed_paths, modified: true })
 }
 
+/// Applies an update to a stored document in place (see [`Collection::update_in_place`]): the
+/// same checks as [`apply_to_existing`].
+pub(crate) fn apply_in_place(spec: &UpdateSpec, doc: &mut Document, positional: Option<usize>, env: &Env) -> Result<crate::update::InPlace> {
+    let r = spec.0.apply_in_place(doc, positional, false, env)?;
+    if r.modified {
+        validate::check_depth(doc)?;
+    }
+    Ok(r)
+}
+
 /// Builds the document an upsert inserts: the filter's equality fields (only `_id` for a
 /// replacement), then the update applied with `inserting = true`, `_id` first (generated when
 /// absent), then the storage rules and size.
@@ -176,7 +186,8 @@ pub(crate) fn update_statement(
             if !opts.bypass_validation {
                 c.check_validator(&out.doc, None, env)?;
             }
-            c.insert(out.doc.clone())?;
+            let (stored, after) = if opts.keep_docs { (out.doc.clone(), Some(out.doc)) } else { (out.doc, None) };
+            c.insert(stored)?;
             env.add_written(size as u64);
             db.report(WriteReport {
                 collection: coll.to_string(),
@@ -188,8 +199,8 @@ pub(crate) fn update_statement(
             });
             result.matched = 0;
             result.upserted = Some(id);
-            if opts.keep_docs {
-                result.docs.push(DocChange { before: None, after: out.doc, changed_paths: out.changed_paths });
+            if let Some(after) = after {
+                result.docs.push(DocChange { before: None, after, changed_paths: out.changed_paths });
             }
         }
         return Ok(result);
@@ -197,6 +208,29 @@ pub(crate) fn update_statement(
     let op = if spec.is_replacement() { WriteOp::Replace } else { WriteOp::Update };
     for (rid, details) in targets {
         let Some(c) = db.collection(dbname, coll) else { break };
+        if !opts.keep_docs && (opts.bypass_validation || !c.has_validator()) {
+            // Nobody needs the old document: update the stored one in place.
+            let before_size = c.get(rid).map(|r| r.size).unwrap_or(0);
+            let mut changed_paths = Vec::new();
+            let Some(cm) = db.collection_mut(dbname, coll) else { break };
+            let mut found = false;
+            let written = cm.update_in_place(rid, |doc| {
+                found = true;
+                let r = apply_in_place(spec, doc, details.elem_index, env)?;
+                changed_paths = r.changed_paths;
+                Ok(r.modified)
+            })?;
+            if !found {
+                continue;
+            }
+            result.matched += 1;
+            let Some(size) = written else { continue };
+            let id = cm.get(rid).map(|r| exec::id_of(&r.doc)).unwrap_or(Bson::Null);
+            env.add_written(size as u64);
+            result.modified += 1;
+            db.report(WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op });
+            continue;
+        }
         let Some(rec) = c.get(rid) else { continue };
         let before_size = rec.size;
         let out = apply_to_existing(spec, &rec.doc, details.elem_index, env)?;

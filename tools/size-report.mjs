@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// The first-load size of the built site (make dist): every file in dist/ compressed with gzip -9,
+// grouped by part (engine wasm, UI wasm, JS glue, editor bundle, mongosh runtime, ...), against
+// the 250 KB budget. A report for `make bench`; nothing here fails on size.
+//
+// Usage: node tools/size-report.mjs [dist-dir] [--json=FILE]
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BUDGET = 250 * 1024;
+
+/** The part a dist/ file belongs to (first matching rule). */
+const PARTS = [
+  ['engine wasm', /^engine\/.*\.wasm$/],
+  ['engine glue', /^engine\/.*\.js$/],
+  ['UI wasm', /\.wasm$/],
+  ['UI glue', /^pattern-playground.*\.js$/],
+  ['editor bundle', /^editor\.js$/],
+  ['mongosh runtime', /^runtime\.js$/],
+  ['worker', /^worker\.js$/],
+  ['styles', /\.css$/],
+  ['html', /\.html$/],
+];
+
+function walk(dir, base = dir) {
+  // Dot entries (trunk's .stage/ leftovers) are not served as part of the site.
+  return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => !e.name.startsWith('.')).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? walk(p, base) : [path.relative(base, p).split(path.sep).join('/')];
+  });
+}
+
+export function sizeReport(dist) {
+  const files = walk(dist).map((rel) => {
+    const bytes = fs.readFileSync(path.join(dist, rel));
+    const gz = zlib.gzipSync(bytes, { level: 9 }).length;
+    const part = PARTS.find(([, re]) => re.test(rel))?.[0] ?? 'other';
+    return { file: rel, part, raw: bytes.length, gzip: gz };
+  });
+  const parts = new Map();
+  for (const f of files) {
+    const p = parts.get(f.part) ?? { part: f.part, raw: 0, gzip: 0, files: [] };
+    p.raw += f.raw;
+    p.gzip += f.gzip;
+    p.files.push(f.file);
+    parts.set(f.part, p);
+  }
+  const list = [...parts.values()].sort((a, b) => b.gzip - a.gzip);
+  const total = { raw: files.reduce((n, f) => n + f.raw, 0), gzip: files.reduce((n, f) => n + f.gzip, 0) };
+  return { files, parts: list, total, budget: BUDGET };
+}
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+function main(argv) {
+  const jsonOut = argv.find((a) => a.startsWith('--json='))?.slice(7);
+  const dist = path.resolve(argv.find((a) => !a.startsWith('--')) ?? path.join(root, 'dist'));
+  if (!fs.existsSync(path.join(dist, 'index.html'))) {
+    process.stderr.write(`size-report: no ${path.relative(root, dist)}/index.html (make dist first)\n`);
+    return 2;
+  }
+  const r = sizeReport(dist);
+  const rows = r.parts.map((p) => [p.part, kb(p.raw), kb(p.gzip), `${((100 * p.gzip) / r.total.gzip).toFixed(0)}%`, p.files.join(' ')]);
+  rows.push(['total', kb(r.total.raw), kb(r.total.gzip), '100%', '']);
+  const headers = ['part', 'raw', 'gzip -9', 'share', 'files'];
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 || i === 4 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ').trimEnd();
+  process.stdout.write(`\nFirst load (dist/, gzip -9 per file)\n${[line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')}\n`);
+  const verdict = r.total.gzip <= BUDGET ? 'within' : 'OVER';
+  process.stdout.write(`budget ${kb(BUDGET)}: ${verdict} (${kb(r.total.gzip)})\n`);
+  if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(r, null, 2));
+  return 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}
