@@ -9,7 +9,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 setup:
 	@SETUP_QUIET=1 bash tools/setup.sh
 
-test: setup test-engine test-runtime test-lessons
+test: setup test-engine test-runtime test-lessons test-browser
 
 test-engine:
 	cargo test --profile fast-test --all-targets
@@ -18,7 +18,7 @@ test-engine:
 # ---- the engine as WebAssembly, and the mongosh runtime bundle (www/runtime) -------------------
 # build/engine/engine.js is wasm-bindgen's no-modules glue (a global `wasm_bindgen`): a classic
 # worker loads it with importScripts and tools/run-script.mjs evaluates it in a vm context.
-ENGINE_SRC := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
+ENGINE_SRC := $(shell find src -name '*.rs' -not -path 'src/app/*' -not -name main.rs -not -name protocol.rs) Cargo.toml Cargo.lock
 ENGINE_WASM := target/wasm32-unknown-unknown/release/pattern_playground.wasm
 WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	--enable-mutable-globals --enable-reference-types --enable-multivalue

@@ -435,8 +435,11 @@ fn install_test_hook(pg: Pg) {
             Ok(JsValue::from_str(&reply.to_string()))
         })
     });
+    // `window.ppTestPanic()`: a deliberate panic, to check that the page reports it.
+    let p = Closure::<dyn FnMut()>::new(move || panic!("a deliberate panic (ppTestPanic) to check the error banner"));
     if let Some(w) = web_sys::window() {
         let _ = js_sys::Reflect::set(&w, &JsValue::from_str("ppCommand"), &f.into_js_value());
+        let _ = js_sys::Reflect::set(&w, &JsValue::from_str("ppTestPanic"), &p.into_js_value());
     }
 }
 
@@ -469,17 +472,29 @@ fn App() -> impl IntoView {
         }
     });
 
-    // The one persistence effect: every change of the saved state goes to localStorage.
+    // The one persistence effect: every change of the saved state goes to localStorage, at most
+    // once per 300 ms of quiet (typing in the editor changes the state on every key).
+    let pending = StoredValue::new_local(None::<gloo::timers::callback::Timeout>);
     Effect::new(move |_| {
         if !pg.loaded.get() {
             return;
         }
-        let text = state::encode(&pg.saved());
-        if let Some(storage) = local_storage() {
-            if storage.set_item(state::STORAGE_KEY, &text).is_err() {
-                pg.error("This browser's storage is full: the playground is not saved.");
+        pg.lesson.track();
+        pg.step.track();
+        pg.scripts.track();
+        pg.session.track();
+        pg.audits.track();
+        pg.time_limit_ms.track();
+        let save = gloo::timers::callback::Timeout::new(300, move || {
+            let text = state::encode(&pg.saved());
+            if let Some(storage) = local_storage() {
+                if storage.set_item(state::STORAGE_KEY, &text).is_err() {
+                    pg.error("This browser's storage is full: the playground is not saved.");
+                }
             }
-        }
+        });
+        // Replacing the pending timeout cancels it (a gloo Timeout clears itself on drop).
+        pending.set_value(Some(save));
     });
 
     // Audits are live: recount after every write and whenever the set changes.
@@ -499,6 +514,7 @@ fn App() -> impl IntoView {
             {Tab::ALL.into_iter().map(|t| view! {
                 <button role="tab" id=format!("tab-{}", t.id()) aria-controls=format!("panel-{}", t.id())
                     aria-selected=move || (pg.tab.get() == t).to_string()
+                    tabindex=move || if pg.tab.get() == t { "0" } else { "-1" }
                     class:active=move || pg.tab.get() == t
                     on:click=move |_| pg.tab.set(t)
                     on:keydown=move |ev: web_sys::KeyboardEvent| {
@@ -506,6 +522,8 @@ fn App() -> impl IntoView {
                         let next = match ev.key().as_str() {
                             "ArrowRight" => Some((i + 1) % Tab::ALL.len()),
                             "ArrowLeft" => Some((i + Tab::ALL.len() - 1) % Tab::ALL.len()),
+                            "Home" => Some(0),
+                            "End" => Some(Tab::ALL.len() - 1),
                             _ => None,
                         };
                         if let Some(n) = next {
@@ -555,7 +573,10 @@ fn Header() -> impl IntoView {
                 <span>"Lesson"</span>
                 <select aria-label="Lesson" prop:value=move || pg.lesson.with(|l| l.as_ref().map(|l| l.id.clone()).unwrap_or_default())
                     on:change=move |ev| pg.open_lesson(&event_target_value(&ev))>
-                    {lessons.into_iter().map(|l| view! { <option value=l.id.clone()>{l.title.clone()}</option> }).collect_view()}
+                    {lessons.into_iter().map(|l| {
+                        let id = l.id.clone();
+                        view! { <option value=l.id.clone() selected=move || pg.lesson.with(|x| x.as_ref().is_some_and(|x| x.id == id))>{l.title.clone()}</option> }
+                    }).collect_view()}
                 </select>
             </label>
             <label class="field small">

@@ -302,3 +302,61 @@ test("dark theme follows the system", async () => {
   await page.screenshot({ path: join(SHOTS, "lesson-dark.png"), fullPage: true });
   await context.close();
 });
+
+test("a panic in WebAssembly is reported in a visible banner, and the work survives a reload", async () => {
+  const { context, page } = await open();
+  await setScript(page, 'print("before the panic")');
+  await page.waitForTimeout(500); // the state is saved 300 ms after the last change
+  await page.evaluate(() => { try { window.ppTestPanic(); } catch (e) { /* the trap surfaces here */ } });
+  await page.locator("#pp-fatal", { hasText: "deliberate panic" }).waitFor();
+  assert.ok(await page.getByRole("alert").filter({ hasText: "Something broke" }).isVisible());
+  await page.getByRole("button", { name: "Reload" }).click();
+  await page.waitForFunction(() => window.ppReady === true);
+  assert.match(await page.locator("#script-editor .cm-content").innerText(), /before the panic/);
+  await context.close();
+});
+
+test("keyboard: the tools are tabs moved with the arrow keys; every control has a name", async () => {
+  const { context, page } = await open();
+  await page.getByRole("tab", { name: "Lesson" }).focus();
+  await page.keyboard.press("ArrowRight");
+  assert.equal(await page.getByRole("tab", { name: "Data" }).getAttribute("aria-selected"), "true");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "tab-data");
+  await page.keyboard.press("End");
+  assert.equal(await page.getByRole("tab", { name: "Export & share" }).getAttribute("aria-selected"), "true");
+  for (const t of ["Lesson", "Data", "Update", "Aggregate", "Audits", "Sizes", "Export & share"]) {
+    await tab(page, t);
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll("button, input, select, textarea")]
+        .filter((el) => el.checkVisibility())
+        .filter((el) => !(el.getAttribute("aria-label") || el.labels?.length || el.textContent?.trim() || el.getAttribute("aria-labelledby") || el.title))
+        .map((el) => el.outerHTML.slice(0, 120)),
+    );
+    assert.deepEqual(unnamed, [], `unnamed controls on ${t}`);
+  }
+  await context.close();
+});
+
+test("the data view pages through 10 000 documents", async () => {
+  const { context, page } = await open();
+  await setScript(page, 'db.many.insertMany(Array.from({ length: 10000 }, (_, i) => ({ _id: i, pad: "x".repeat(i % 500) })));\nprint("inserted", db.many.countDocuments({}))');
+  await page.locator("#run").click();
+  await page.locator("pre.output .line", { hasText: "inserted 10000" }).waitFor();
+  await tab(page, "Data");
+  let t0 = Date.now();
+  await page.getByRole("button", { name: "many", exact: true }).click();
+  await page.locator(".pager", { hasText: "Page 1 of 200" }).waitFor();
+  await page.locator(".doc-button").first().waitFor();
+  console.log(`# data view: first page of 10 000 documents in ${Date.now() - t0} ms`);
+  t0 = Date.now();
+  await page.getByLabel("Go to page").fill("150");
+  await page.getByLabel("Go to page").press("Enter");
+  await page.locator(".doc-id", { hasText: /^7450$/ }).waitFor();
+  console.log(`# data view: jump to page 150 in ${Date.now() - t0} ms`);
+  t0 = Date.now();
+  await page.getByRole("button", { name: "Next →" }).click();
+  await page.locator(".doc-id", { hasText: /^7500$/ }).waitFor();
+  console.log(`# data view: next page in ${Date.now() - t0} ms`);
+  assert.equal(await page.locator(".doc-button").count(), 50);
+  await context.close();
+});

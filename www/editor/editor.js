@@ -4,9 +4,21 @@
 import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
 import { EditorState, Prec } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
-import { bracketMatching, indentOnInput, syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language";
+import { bracketMatching, indentOnInput, syntaxHighlighting, HighlightStyle } from "@codemirror/language";
+import { tags as t } from "@lezer/highlight";
 import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
 import { javascriptLanguage } from "@codemirror/lang-javascript";
+
+// Colours come from CSS variables (www/style.css), so the light and dark themes both read well.
+const highlight = HighlightStyle.define([
+  { tag: [t.keyword, t.controlKeyword, t.definitionKeyword, t.moduleKeyword, t.operatorKeyword], color: "var(--cm-keyword)" },
+  { tag: [t.string, t.special(t.string), t.regexp], color: "var(--cm-string)" },
+  { tag: [t.number, t.bool, t.null, t.atom], color: "var(--cm-number)" },
+  { tag: [t.propertyName, t.definition(t.propertyName)], color: "var(--cm-property)" },
+  { tag: [t.definition(t.variableName), t.function(t.variableName), t.function(t.propertyName)], color: "var(--cm-def)" },
+  { tag: [t.lineComment, t.blockComment], color: "var(--cm-comment)", fontStyle: "italic" },
+  { tag: t.invalid, color: "var(--cm-invalid)" },
+]);
 
 // A small setup (codemirror's basicSetup adds search, autocompletion, folding and lint: ~3x the size).
 const setup = [
@@ -18,7 +30,7 @@ const setup = [
   indentOnInput(),
   bracketMatching(),
   closeBrackets(),
-  syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+  syntaxHighlighting(highlight),
   keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, indentWithTab]),
 ];
 
