@@ -27,7 +27,7 @@ fn large_doc_slice_x1000(b: divan::Bencher) {
     let cmd = large_doc_read();
     b.bench_local(|| {
         for _ in 0..1000 {
-            divan::black_box(db.run_command(&cmd));
+            divan::black_box(db.run_command_bytes(&cmd));
         }
     });
 }
@@ -39,7 +39,7 @@ fn subset_reads_x1000(b: divan::Bencher) {
     let cmds: Vec<_> = (0..1000).map(subset_read).collect();
     b.bench_local(|| {
         for c in &cmds {
-            divan::black_box(db.run_command(c));
+            divan::black_box(db.run_command_bytes(c));
         }
     });
 }

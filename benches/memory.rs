@@ -47,7 +47,44 @@ static GLOBAL: Counting = Counting;
 
 const DOCS: i64 = 100_000;
 
+/// The documents of the measurement (about 64 bytes of BSON each).
+fn reading(i: i64, rng: &mut workloads::Lcg) -> bson::Document {
+    doc! {
+        "_id": i, "sensorId": format!("s{:03}", i % 500), "t": DateTime::from_millis(1_704_067_200_000 + i * 1000),
+        "v": (rng.next() * 4000.0).round() / 100.0, "ok": rng.next() > 0.1,
+    }
+}
+
+/// Live heap growth while `f` builds and keeps something.
+fn growth<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let before = LIVE.load(Ordering::Relaxed);
+    let kept = f();
+    (LIVE.load(Ordering::Relaxed).saturating_sub(before), kept)
+}
+
 fn main() {
+    // The representations the engine could keep, for comparison: decoded `Document`s (what the
+    // collection stores today) and raw BSON bytes (`RawDocumentBuf`).
+    let bytes: Vec<Vec<u8>> = {
+        let mut rng = workloads::Lcg::new(23);
+        (0..DOCS).map(|i| reading(i, &mut rng).to_vec().unwrap()).collect()
+    };
+    let bson_total: usize = bytes.iter().map(Vec::len).sum();
+    let (decoded, kept) = growth(|| bytes.iter().map(|b| bson::Document::from_reader(b.as_slice()).unwrap()).collect::<Vec<_>>());
+    drop(kept);
+    let (raw, kept) = growth(|| bytes.iter().map(|b| bson::RawDocumentBuf::from_bytes(b.clone()).unwrap()).collect::<Vec<_>>());
+    drop(kept);
+    println!(
+        "memory: as decoded Documents {:.1} bytes per document ({:.2}x BSON; size_of Bson = {}, Document = {}); as RawDocumentBuf {:.1} ({:.2}x)",
+        decoded as f64 / DOCS as f64,
+        decoded as f64 / bson_total as f64,
+        std::mem::size_of::<Bson>(),
+        std::mem::size_of::<bson::Document>(),
+        raw as f64 / DOCS as f64,
+        raw as f64 / bson_total as f64,
+    );
+    drop(bytes);
+
     let mut db = workloads::fresh();
     workloads::run(&mut db, &doc! {"create": "readings"});
     let before = LIVE.load(Ordering::Relaxed);
@@ -56,11 +93,7 @@ fn main() {
     for batch in 0..DOCS / 1000 {
         let docs: Vec<Bson> = (0..1000)
             .map(|k| {
-                let i = batch * 1000 + k;
-                let d = doc! {
-                    "_id": i, "sensorId": format!("s{:03}", i % 500), "t": DateTime::from_millis(1_704_067_200_000 + i * 1000),
-                    "v": (rng.next() * 4000.0).round() / 100.0, "ok": rng.next() > 0.1,
-                };
+                let d = reading(batch * 1000 + k, &mut rng);
                 bson_bytes += pattern_playground::value::bson_size(&d);
                 Bson::Document(d)
             })

@@ -55,11 +55,11 @@ impl Engine {
     /// Runs one command (a BSON document) and returns the server's reply as BSON: `{ ..., ok: 1 }`
     /// or `{ ok: 0, errmsg, code, codeName }`.
     pub fn command(&mut self, bytes: &[u8]) -> Vec<u8> {
-        let reply = match Document::from_reader(bytes) {
-            Ok(cmd) => self.db.run_command(&cmd),
-            Err(e) => Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}")).to_reply(),
-        };
-        to_bytes(&reply)
+        match Document::from_reader(bytes) {
+            // Written straight to bytes: a find's stored documents are not copied first.
+            Ok(cmd) => self.db.run_command_bytes(&cmd),
+            Err(e) => to_bytes(&Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}")).to_reply()),
+        }
     }
 
     /// The whole database as bytes (see `Database::snapshot`).

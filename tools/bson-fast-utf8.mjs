@@ -1,7 +1,7 @@
 // An esbuild plugin for tools/build-runtime.mjs: js-bson's byte utilities for platforms without
 // Node's Buffer (a browser worker, and the runner's vm context) encode every key and string with
 // `new TextEncoder().encode(s)` — a fresh encoder and a fresh array per field — and decode short
-// strings by spreading an array. These are the hot paths of every command and reply, so this
+// strings by spreading an array (longer ones go to TextDecoder, which is quicker from ~12 bytes). These are the hot paths of every command and reply, so this
 // rewrites them, at bundle time, to ASCII loops with one shared TextEncoder/encodeInto for the
 // rest. Results are byte-for-byte the same (UTF-8, lone surrogates as U+FFFD, as TextEncoder).
 // If js-bson's source changes shape the build fails here rather than silently keeping the slow
@@ -51,16 +51,19 @@ const REWRITES = [
     from: `    toUTF8(uint8array, start, end, fatal) {
         const basicLatin = end - start <= 20 ? tryReadBasicLatin(uint8array, start, end) : null;`,
     to: `    toUTF8(uint8array, start, end, fatal) {
-        const basicLatin = end - start <= 64 ? readAscii(uint8array, start, end) : null;`,
+        const basicLatin = end - start <= 12 ? readAscii(uint8array, start, end) : null;`,
   },
   {
     from: `const webByteUtils = {`,
     to: `let sharedTextEncoder;
 function readAscii(uint8array, start, end) {
+    let s = '';
     for (let i = start; i < end; i++) {
-        if (uint8array[i] > 0x7f) return null;
+        const b = uint8array[i];
+        if (b > 0x7f) return null;
+        s += String.fromCharCode(b);
     }
-    return String.fromCharCode.apply(null, uint8array.subarray(start, end));
+    return s;
 }
 const webByteUtils = {`,
   },

@@ -19,6 +19,7 @@ mod snapshot;
 pub mod storage;
 pub mod timeseries;
 mod validate;
+mod wire;
 mod view;
 
 use std::collections::BTreeMap;
@@ -168,18 +169,46 @@ impl Database {
     /// and returns the server's reply document: `{ ..., ok: 1 }` or
     /// `{ ok: 0, errmsg, code, codeName }`. Never panics on user input.
     pub fn run_command(&mut self, cmd: &Document) -> Document {
+        match self.dispatch(cmd) {
+            Ok(mut d) => {
+                if let Some(batch) = &d.batch {
+                    let docs = wire::batch_docs(self, &d.db, batch);
+                    if let Ok(cursor) = d.reply.get_document_mut("cursor") {
+                        cursor.insert("firstBatch", docs);
+                    }
+                }
+                d.reply
+            }
+            Err(reply) => reply,
+        }
+    }
+
+    /// [`Database::run_command`] with the reply as BSON bytes, written without copying the
+    /// stored documents a find returns (what the WebAssembly bindings use).
+    pub fn run_command_bytes(&mut self, cmd: &Document) -> Vec<u8> {
+        let encoded = match self.dispatch(cmd) {
+            Ok(d) => wire::reply_bytes(self, &d.db, &d.reply, d.batch.as_ref()),
+            Err(reply) => reply.to_vec().map_err(|e| Error::new(ErrorKind::InternalError, e.to_string())),
+        };
+        encoded.unwrap_or_else(|e| {
+            let fallback = Error::new(ErrorKind::InternalError, format!("reply is not serializable: {}", e.message)).to_reply();
+            fallback.to_vec().unwrap_or_default()
+        })
+    }
+
+    /// Runs a command: the reply with `ok: 1` (and its first batch by record), or the error reply.
+    fn dispatch(&mut self, cmd: &Document) -> std::result::Result<commands::Dispatched, Document> {
         self.reports.clear();
         let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
-        let reply = commands::dispatch(self, cmd, env);
-        match reply {
-            Ok((mut doc, cost)) => {
+        match commands::dispatch(self, cmd, env) {
+            Ok((mut d, cost)) => {
                 self.last_cost = cost;
-                doc.insert("ok", 1.0);
-                doc
+                d.reply.insert("ok", 1.0);
+                Ok(d)
             }
             Err((e, cost)) => {
                 self.last_cost = cost;
-                e.to_reply()
+                Err(e.to_reply())
             }
         }
     }

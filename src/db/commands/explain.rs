@@ -120,9 +120,11 @@ fn execution_stats(db: &Database, ctx: &Ctx, inner: &Document, winning: &Documen
     let mut cmd = inner.clone();
     cmd.insert("$db", ctx.db.clone());
     let env = crate::env::Env::new(ctx.env.now);
-    let (reply, cost) = dispatch(&mut copy, &cmd, env).map_err(|(e, _)| e)?;
+    let (dispatched, cost) = dispatch(&mut copy, &cmd, env).map_err(|(e, _)| e)?;
+    let reply = &dispatched.reply;
+    let batch_len = dispatched.batch.as_ref().map(|b| b.rids.len());
     let n_returned: i64 = match reply.get_document("cursor").ok().and_then(|c| c.get_array("firstBatch").ok()) {
-        Some(b) => b.len() as i64,
+        Some(b) => batch_len.unwrap_or(b.len()) as i64,
         None => match reply.get("n") {
             Some(Bson::Int32(n)) => *n as i64,
             Some(Bson::Int64(n)) => *n,

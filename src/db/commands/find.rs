@@ -9,16 +9,31 @@ use super::super::args::{self, Fields};
 use super::super::exec::{self, Filter, Sort};
 use crate::query::projection::Projection;
 use super::super::Database;
-use super::{cursor_reply, let_vars, Ctx};
+use super::{cursor_reply, let_vars, Batch, Ctx};
 
 pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
     let coll = args::collection_name(cmd, &ctx.db)?;
-    let docs = find_docs(db, ctx, &coll, cmd)?;
-    Ok(cursor_reply(&format!("{}.{coll}", ctx.db), docs))
+    let ns = format!("{}.{coll}", ctx.db);
+    match find_results(db, ctx, &coll, cmd)? {
+        Found::Docs(docs) => Ok(cursor_reply(&ns, docs)),
+        Found::Stored(rids) => {
+            // Unchanged stored documents: the reply's firstBatch is filled from the collection
+            // when the reply is written (see `Batch`), not copied here.
+            ctx.batch = Some(Batch { collection: coll, rids });
+            Ok(cursor_reply(&ns, Vec::new()))
+        }
+    }
 }
 
-/// The documents a find command returns.
-pub(crate) fn find_docs(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document) -> Result<Vec<Document>> {
+/// What a find returns: documents it built (projected, or from a view), or stored records
+/// returned as they are.
+enum Found {
+    Docs(Vec<Document>),
+    Stored(Vec<u64>),
+}
+
+/// The results of a find command.
+fn find_results(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document) -> Result<Found> {
     let f = Fields::new(cmd, "find");
     let empty = Document::new();
     let filter_doc = f.doc("filter")?.unwrap_or(&empty);
@@ -54,19 +69,20 @@ pub(crate) fn find_docs(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document
         }
         let out = db.view_documents(&ctx.db, &view, &stages, &ctx.env)?;
         ctx.env.add_returned(out.len() as u64);
-        return Ok(out);
+        return Ok(Found::Docs(out));
     }
-    let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Vec::new()) };
+    let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Found::Docs(Vec::new())) };
     let found = exec::select(c, &filter, sort.as_ref(), skip, limit, &ctx.env)?;
+    let Some(p) = &projection else {
+        let rids: Vec<u64> = found.into_iter().map(|(rid, _)| rid).filter(|rid| c.get(*rid).is_some()).collect();
+        ctx.env.add_returned(rids.len() as u64);
+        return Ok(Found::Stored(rids));
+    };
     let mut out = Vec::with_capacity(found.len());
     for (rid, details) in found {
         let Some(rec) = c.get(rid) else { continue };
-        let doc = match &projection {
-            Some(p) => p.apply(&rec.doc, &details, &ctx.env)?,
-            None => rec.doc.clone(),
-        };
-        out.push(doc);
+        out.push(p.apply(&rec.doc, &details, &ctx.env)?);
     }
     ctx.env.add_returned(out.len() as u64);
-    Ok(out)
+    Ok(Found::Docs(out))
 }

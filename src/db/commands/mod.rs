@@ -30,6 +30,25 @@ pub(crate) struct Ctx {
     /// The database (`$db`, else `test`).
     pub db: String,
     pub env: Env,
+    /// Set by a find whose results are stored documents returned as they are.
+    pub batch: Option<Batch>,
+}
+
+/// The `cursor.firstBatch` of a reply as records of a collection of the command's database: the
+/// reply carries an empty `firstBatch` and the documents are written straight from the
+/// collection into the reply bytes (`Database::run_command_bytes`), or copied in for
+/// `Database::run_command`. A find of a large document thus never copies it as a `Document`.
+#[derive(Debug, Clone)]
+pub(crate) struct Batch {
+    pub collection: String,
+    pub rids: Vec<u64>,
+}
+
+/// What a command returned: the reply (without `ok`) and, for finds, its first batch by record.
+pub(super) struct Dispatched {
+    pub reply: Document,
+    pub db: String,
+    pub batch: Option<Batch>,
 }
 
 type Handler = fn(&mut Database, &mut Ctx, &Document) -> Result<Document>;
@@ -74,7 +93,7 @@ const COMMANDS: &[(&str, Handler)] = &[
 ];
 
 /// Runs one command; returns the reply (or error) with the operation's cost.
-pub(super) fn dispatch(db: &mut Database, cmd: &Document, env: Env) -> std::result::Result<(Document, Cost), (Error, Cost)> {
+pub(super) fn dispatch(db: &mut Database, cmd: &Document, env: Env) -> std::result::Result<(Dispatched, Cost), (Error, Cost)> {
     let Some(name) = cmd.keys().next().cloned() else {
         return Err((Error::new(ErrorKind::FailedToParse, "no command specified"), Cost::default()));
     };
@@ -91,11 +110,11 @@ pub(super) fn dispatch(db: &mut Database, cmd: &Document, env: Env) -> std::resu
     let Some((_, handler)) = COMMANDS.iter().find(|(n, _)| *n == name) else {
         return Err((Error::new(ErrorKind::CommandNotFound, format!("no such command: '{name}'")), Cost::default()));
     };
-    let mut ctx = Ctx { db: db_name, env };
+    let mut ctx = Ctx { db: db_name, env, batch: None };
     let result = handler(db, &mut ctx, cmd);
     let cost = ctx.env.cost();
     match result {
-        Ok(d) => Ok((d, cost)),
+        Ok(reply) => Ok((Dispatched { reply, db: ctx.db, batch: ctx.batch }, cost)),
         Err(e) => Err((e, cost)),
     }
 }
