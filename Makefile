@@ -25,7 +25,7 @@ WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable
 
 build/engine: build/engine/engine_bg.wasm
 
-build/engine/engine_bg.wasm: $(ENGINE_SRC)
+build/engine/engine_bg.wasm: $(ENGINE_SRC) | node_modules/.package-lock.json
 	cargo build --lib --release --target wasm32-unknown-unknown --features wasm
 	wasm-bindgen --target no-modules --no-typescript --out-dir build/engine --out-name engine $(ENGINE_WASM)
 	node_modules/.bin/wasm-opt -Oz $(WASM_FEATURES) -o build/engine/engine_bg.wasm build/engine/engine_bg.wasm
@@ -59,11 +59,11 @@ WEB := build/web
 EDITOR_SRC := $(wildcard www/editor/*.js)
 
 # http://127.0.0.1:8080 (Trunk.toml [serve]); rebuilds on changes of src/, www/ and lessons/.
-serve: web-assets
+serve: setup web-assets
 	trunk serve
 
 # dist/: the whole static site, relative URLs (works from any sub-path).
-dist: web-assets
+dist: setup web-assets
 	trunk build --release
 	@echo "dist/ is ready: $$(du -sh dist | cut -f1)"
 
