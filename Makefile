@@ -9,7 +9,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 setup:
 	@SETUP_QUIET=1 bash tools/setup.sh
 
-test: setup test-engine test-runtime test-lessons test-browser
+test: setup test-engine test-runtime test-lessons test-ui test-browser
 
 test-engine:
 	cargo test --profile fast-test --all-targets

@@ -179,9 +179,11 @@ fn Compare(a: Option<CollInfo>, b: Option<CollInfo>) -> impl IntoView {
 mod tests {
     #[test]
     fn histogram_bins_sizes() {
-        let cases: [(&[f64], usize, (f64, Vec<usize>)); 3] = [
+        let cases: [(&[f64], usize, (f64, Vec<usize>)); 4] = [
             (&[], 3, (0.0, vec![0, 0, 0])),
-            (&[10.0, 20.0, 30.0], 3, (30.0, vec![1, 1, 1])),
+            // Bins are [0, 10), [10, 20), [20, 30]: the largest size lands in the last one.
+            (&[10.0, 20.0, 30.0], 3, (30.0, vec![0, 1, 2])),
+            (&[0.0, 9.9, 29.9], 3, (29.9, vec![2, 0, 1])),
             (&[1.0, 1.0, 100.0], 2, (100.0, vec![2, 1])),
         ];
         for (sizes, bins, expected) in cases {
