@@ -387,6 +387,19 @@ impl Pg {
     }
 }
 
+/// The `lesson` and `step` (1-based in the URL) query parameters.
+fn query_lesson() -> (Option<String>, Option<usize>) {
+    let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    let get = |key: &str| {
+        search.trim_start_matches('?').split('&').find_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            (k == key).then(|| v.to_string())
+        })
+    };
+    let step = get("step").and_then(|s| s.parse::<usize>().ok()).map(|n| n.saturating_sub(1));
+    (get("lesson"), step)
+}
+
 fn document() -> web_sys::Document {
     web_sys::window().and_then(|w| w.document()).expect("a browser document")
 }
@@ -458,11 +471,23 @@ fn App() -> impl IntoView {
                 return;
             }
         }
-        match initial {
-            Some(s) => pg.load(s).await,
-            None => {
-                let id = pg.first_lesson_id();
+        // `?lesson=<id>&step=<n>` (links, embeds) opens that lesson unless the saved state is on it.
+        let (want, want_step) = query_lesson();
+        let want = want.filter(|id| pg.lessons.with_value(|ls| ls.iter().any(|l| &l.id == id)));
+        match (initial, want) {
+            (Some(s), Some(id)) if s.lesson != id => {
                 pg.open_lesson(&id);
+                if let Some(n) = want_step {
+                    pg.step.set(n.min(pg.lesson.with_untracked(|l| l.as_ref().map_or(0, |l| l.steps.len().saturating_sub(1)))));
+                }
+            }
+            (Some(s), _) => pg.load(s).await,
+            (None, want) => {
+                let id = want.unwrap_or_else(|| pg.first_lesson_id());
+                pg.open_lesson(&id);
+                if let Some(n) = want_step {
+                    pg.step.set(n.min(pg.lesson.with_untracked(|l| l.as_ref().map_or(0, |l| l.steps.len().saturating_sub(1)))));
+                }
             }
         }
         pg.loaded.set(true);

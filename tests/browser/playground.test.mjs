@@ -360,3 +360,27 @@ test("the data view pages through 10 000 documents", async () => {
   assert.equal(await page.locator(".doc-button").count(), 50);
   await context.close();
 });
+
+test("corrupt saved state gives a message and a fresh playground; Reset lesson empties the database", async () => {
+  const { context, page } = await open();
+  await runStep(page, 0);
+  await page.evaluate(() => localStorage.setItem("pattern-playground/state", "this is not a saved playground"));
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true);
+  await page.locator(".notice.error", { hasText: "damaged" }).waitFor();
+  assert.deepEqual(await dump(page), {});
+  await runStep(page, 0);
+  assert.notDeepEqual(await dump(page), {});
+  await page.getByRole("button", { name: "Reset lesson" }).click();
+  await page.locator(".notice", { hasText: "The lesson was reset" }).waitFor();
+  await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length === 0);
+  await context.close();
+});
+
+test("a link with ?lesson=<id>&step=<n> opens that lesson at that step", async () => {
+  const { context, page } = await open(server.url + "?lesson=computed&step=2");
+  await page.locator(".lesson-text h2", { hasText: "Computed" }).waitFor();
+  assert.equal(await page.locator("ol.steps button.current").count(), 1);
+  assert.equal(await page.locator("ol.steps button").nth(1).getAttribute("aria-current"), "step");
+  await context.close();
+});
