@@ -128,6 +128,12 @@ impl Error {
         Error::new(ErrorKind::TypeMismatch, message)
     }
 
+    /// The server's `addContext`: `"<context> :: caused by :: <message>"`, same code and info.
+    pub fn add_context(mut self, context: impl std::fmt::Display) -> Error {
+        self.message = format!("{context} :: caused by :: {}", self.message);
+        self
+    }
+
     pub fn with_info(mut self, info: Document) -> Error {
         self.info = Some(info);
         self

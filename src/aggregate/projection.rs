@@ -434,5 +434,5 @@ fn exclude_value(tree: &Tree, v: Bson) -> Bson {
 
 /// Wraps a projection error with the stage's context (`Invalid $project :: caused by :: ..`).
 pub(crate) fn context(stage: &str) -> impl Fn(Error) -> Error + '_ {
-    move |e| super::util::with_context(e, &format!("Invalid {stage}"))
+    move |e: Error| e.add_context(format!("Invalid {stage}"))
 }

@@ -125,8 +125,3 @@ pub(crate) fn parse_err(msg: impl Into<String>) -> Error {
     Error::new(ErrorKind::FailedToParse, msg)
 }
 
-/// Prefixes an error's message the way the server's `addContext` does.
-pub(crate) fn with_context(mut e: Error, context: &str) -> Error {
-    e.message = format!("{context} :: caused by :: {}", e.message);
-    e
-}

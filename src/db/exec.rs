@@ -4,7 +4,7 @@
 use bson::{Bson, Document};
 
 use crate::env::Env;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::expr::VarScope;
 use crate::query::sort::SortSpec;
 use crate::query::{MatchDetails, Matcher};
@@ -21,6 +21,9 @@ pub(crate) struct Filter<'a> {
     id_only: bool,
     /// The command's `hint`.
     hint: Option<Bson>,
+    /// What the server's executor adds to errors raised while the plan runs
+    /// (`Plan executor error during update`); `None` leaves them bare.
+    executor: Option<String>,
 }
 
 impl<'a> Filter<'a> {
@@ -32,13 +35,28 @@ impl<'a> Filter<'a> {
             Some(Matcher::parse_with_scope(doc, &VarScope::with_names(env.vars.keys().cloned()))?)
         };
         let id_only = doc.len() == 1 && super::collection::id_equalities(doc).is_some();
-        Ok(Filter { doc, matcher, id_only, hint: None })
+        Ok(Filter { doc, matcher, id_only, hint: None, executor: None })
     }
 
     /// The same filter with a `hint` (an index name, key pattern or `{ $natural: 1 }`).
     pub fn with_hint(mut self, hint: Option<&Bson>) -> Filter<'a> {
         self.hint = hint.filter(|h| !matches!(h, Bson::Null)).cloned();
         self
+    }
+
+    /// The same filter run by an executor that adds `context` to the errors raised while the plan
+    /// runs (matching), not to those of planning (a bad `hint`).
+    pub fn in_executor(mut self, context: impl Into<String>) -> Filter<'a> {
+        self.executor = Some(context.into());
+        self
+    }
+
+    /// `e` with this filter's executor context, as an error raised while the plan runs.
+    pub fn executor_error(&self, e: Error) -> Error {
+        match &self.executor {
+            Some(c) => e.add_context(c),
+            None => e,
+        }
     }
 
     pub fn hint(&self) -> Option<&Bson> {
@@ -123,7 +141,8 @@ pub(crate) fn select(
             found.push((rid, d));
         }
         Ok(stop.map(|n| found.len() < n).unwrap_or(true))
-    })?;
+    })
+    .map_err(|e| filter.executor_error(e))?;
     env.add_keys_examined(keys);
     if let (Some(s), false) = (sort, plan.provides_sort()) {
         let mut with_docs: Vec<(u64, MatchDetails, &Document)> =

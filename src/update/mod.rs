@@ -279,7 +279,7 @@ fn placeholder(filter: &Document) -> Result<Option<String>> {
 }
 
 fn parse_filters(raw: &[Document]) -> Result<Vec<(String, Matcher)>> {
-    let context = |e: Error| Error { message: format!("Error parsing array filter :: caused by :: {}", e.message), ..e };
+    let context = |e: Error| e.add_context("Error parsing array filter");
     let mut out: Vec<(String, Matcher)> = Vec::new();
     for f in raw {
         let matcher = Matcher::parse(f).map_err(context)?;

@@ -243,13 +243,13 @@ fn replacement_updates_and_deletes() {
             "replacement may not change _id",
             setup(),
             doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"_id": 5}}]},
-            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 66, "errmsg": "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 5"}]},
+            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 66, "errmsg": "Plan executor error during update :: caused by :: After applying the update, the (immutable) field '_id' was found to have been altered to _id: 5"}]},
         ),
         (
             "replacement may not have top-level $ fields",
             setup(),
             doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"x": 1, "$y": 1}}]},
-            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 52, "errmsg": "The dollar ($) prefixed field '$y' in '$y' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 52, "errmsg": "Plan executor error during update :: caused by :: The dollar ($) prefixed field '$y' in '$y' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."}]},
         ),
         (
             "multi replacement",
@@ -267,7 +267,7 @@ fn replacement_updates_and_deletes() {
             "replacement upsert with a conflicting _id",
             setup(),
             doc! {"update": "c", "updates": [{"q": {"_id": 7}, "u": {"_id": 8}, "upsert": true}]},
-            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 66, "errmsg": "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 8"}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 66, "errmsg": "Plan executor error during update :: caused by :: After applying the update, the (immutable) field '_id' was found to have been altered to _id: 8"}]},
         ),
         ("delete all", setup(), doc! {"delete": "c", "deletes": [{"q": {}, "limit": 0}]}, doc! {"n": 2}),
         ("delete one", setup(), doc! {"delete": "c", "deletes": [{"q": {}, "limit": 1}]}, doc! {"n": 1}),
@@ -365,7 +365,7 @@ fn find_and_modify() {
             "duplicate key is a command error",
             setup(),
             doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"_id": 2}},
-            err(66, "ImmutableField", "After applying the update, the (immutable) field '_id' was found to have been altered to _id: 2"),
+            err(66, "ImmutableField", "Plan executor error during findAndModify :: caused by :: After applying the update, the (immutable) field '_id' was found to have been altered to _id: 2"),
         ),
     ]);
 }
@@ -606,7 +606,7 @@ fn operator_updates_and_upserts() {
             "multi update stops at the failing document",
             setup(),
             upd(doc! {}, Bson::Document(doc! {"$inc": {"a": 1}}), doc! {"multi": true}),
-            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 14, "errmsg": "Cannot apply $inc to a value of non-numeric type. {_id: 3} has the field 'a' of non-numeric type string"}]},
+            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 14, "errmsg": "Plan executor error during update :: caused by :: Cannot apply $inc to a value of non-numeric type. {_id: 3} has the field 'a' of non-numeric type string"}]},
         ),
         (
             "upsert seeds from $and equalities and applies $setOnInsert",
@@ -646,7 +646,7 @@ fn operator_updates_and_upserts() {
                 s
             },
             upd(doc! {"_id": 2}, Bson::Document(doc! {"$set": {"a": 1}}), doc! {}),
-            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 11000, "keyPattern": {"a": 1}, "keyValue": {"a": 1}, "errmsg": "E11000 duplicate key error collection: test.c index: a_1 dup key: { a: 1 }"}]},
+            doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 11000, "keyPattern": {"a": 1}, "keyValue": {"a": 1}, "errmsg": "Plan executor error during update :: caused by :: E11000 duplicate key error collection: test.c index: a_1 dup key: { a: 1 }"}]},
         ),
         (
             "unknown query operator is a write error",
@@ -670,6 +670,102 @@ fn contents_after(setup: Vec<Document>, cmd: Document) -> Vec<Document> {
     db.run_command(&cmd);
     let r = db.run_command(&find_all());
     r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().clone()).collect()
+}
+
+/// Errors raised while the server's executor runs a command carry its context ("Plan executor
+/// error during update :: caused by :: ", "Executor error during find command: <ns> :: caused
+/// by :: "); parse and planning errors do not. A command's `let`
+/// reaches pipeline updates; an empty `arrayFilters` is allowed with a pipeline.
+#[test]
+fn write_errors_from_the_executor_and_let_in_pipeline_updates() {
+    let setup = || vec![ins(vec![doc! {"_id": 1, "a": 1}, doc! {"_id": 2, "a": "x"}])];
+    let pu = "Plan executor error during update :: caused by :: ";
+    check_all(vec![
+        (
+            "let reaches a pipeline update",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": [{"$set": {"v": "$$cv"}}]}], "let": {"cv": 5}},
+            doc! {"n": 1, "nModified": 1},
+        ),
+        (
+            "an expression failing on the let value is an executor error",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {}, "u": [{"$set": {"v": {"$abs": "$$cv"}}}], "multi": true}], "let": {"cv": "x"}},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 28765, "errmsg": format!("{pu}$abs only supports numeric types, not string")}]},
+        ),
+        (
+            "an undefined variable is a parse error",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {}, "u": [{"$set": {"v": "$$zz"}}]}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 17276, "errmsg": "Invalid $set :: caused by :: Use of undefined variable: zz"}]},
+        ),
+        (
+            "an empty arrayFilters is allowed with a pipeline",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": [{"$set": {"v": 1}}], "arrayFilters": []}]},
+            doc! {"n": 1, "nModified": 1},
+        ),
+        (
+            "a non-empty arrayFilters is not",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": [{"$set": {"v": 1}}], "arrayFilters": [{"t": 1}]}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 9, "errmsg": "arrayFilters may not be specified for pipeline-style updates"}]},
+        ),
+        (
+            "a filter failing while it runs",
+            setup(),
+            doc! {"update": "c", "updates": [{"q": {"$expr": {"$abs": "$a"}}, "u": {"$set": {"v": 1}}, "multi": true}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 28765, "errmsg": format!("{pu}$abs only supports numeric types, not string")}]},
+        ),
+        (
+            "a delete whose filter fails while it runs",
+            setup(),
+            doc! {"delete": "c", "deletes": [{"q": {"$expr": {"$abs": "$a"}}, "limit": 0}]},
+            doc! {"n": 0, "writeErrors": [{"index": 0, "code": 28765, "errmsg": "Plan executor error during delete :: caused by :: $abs only supports numeric types, not string"}]},
+        ),
+        (
+            "findAndModify names itself",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 2}, "update": {"$inc": {"a": 1}}},
+            err(14, "TypeMismatch", "Plan executor error during findAndModify :: caused by :: Cannot apply $inc to a value of non-numeric type. {_id: 2} has the field 'a' of non-numeric type string"),
+        ),
+        (
+            "findAndModify with let in a pipeline update",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 1}, "update": [{"$set": {"v": {"$abs": "$$cv"}}}], "let": {"cv": "x"}},
+            err(28765, "Location28765", "Plan executor error during findAndModify :: caused by :: $abs only supports numeric types, not string"),
+        ),
+        (
+            "a find whose filter fails while it runs",
+            setup(),
+            doc! {"find": "c", "filter": {"$expr": {"$abs": "$a"}}},
+            err(28765, "Location28765", "Executor error during find command: test.c :: caused by :: $abs only supports numeric types, not string"),
+        ),
+        (
+            "a find with an unknown hint is refused while planning",
+            setup(),
+            doc! {"find": "c", "filter": {"$expr": {"$abs": "$a"}}, "hint": "nope"},
+            err(2, "BadValue", "hint provided does not correspond to an existing index"),
+        ),
+        (
+            "an aggregation failing while it runs",
+            setup(),
+            doc! {"aggregate": "c", "pipeline": [{"$project": {"v": {"$abs": "$a"}}}], "cursor": {}},
+            err(28765, "Location28765", "Executor error during aggregate command on namespace: test.c :: caused by :: $abs only supports numeric types, not string"),
+        ),
+        (
+            "an aggregation's pushed-down $match failing while it runs",
+            setup(),
+            doc! {"aggregate": "c", "pipeline": [{"$match": {"$expr": {"$abs": "$a"}}}], "cursor": {}},
+            err(28765, "Location28765", "Executor error during aggregate command on namespace: test.c :: caused by :: $abs only supports numeric types, not string"),
+        ),
+        (
+            "findAndModify positional projection is checked against the query",
+            setup(),
+            doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"$set": {"b": [1]}}, "fields": {"b.$": 1}},
+            err(31277, "Location31277", "Positional projection 'b.$' does not match the query document."),
+        ),
+    ]);
 }
 
 #[test]
@@ -822,6 +918,8 @@ fn aggregate_out_and_merge() {
 fn document_validation() {
     let create = || doc! {"create": "c", "validator": {"$jsonSchema": {"required": ["name"]}, "qty": {"$gte": 0}}};
     let failed = |id: Bson| doc! {"index": 0, "code": 121, "errInfo": {"failingDocumentId": id}, "errmsg": "Document failed validation"};
+    // Updates meet the validator while the server's executor runs them.
+    let failed_update = |id: Bson| doc! {"index": 0, "code": 121, "errInfo": {"failingDocumentId": id}, "errmsg": "Plan executor error during update :: caused by :: Document failed validation"};
     check_all(vec![
         ("a valid insert", vec![create()], ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}]), doc! {"n": 1}),
         ("an invalid insert", vec![create()], ins(vec![doc! {"_id": 1, "qty": 1}]), doc! {"n": 0, "writeErrors": [failed(Bson::Int32(1))]}),
@@ -835,13 +933,13 @@ fn document_validation() {
             "an update that breaks the rule",
             vec![create(), ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}])],
             doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$inc": {"qty": -5}}}]},
-            doc! {"n": 0, "nModified": 0, "writeErrors": [failed(Bson::Int32(1))]},
+            doc! {"n": 0, "nModified": 0, "writeErrors": [failed_update(Bson::Int32(1))]},
         ),
         (
             "an upsert that breaks the rule",
             vec![create()],
             doc! {"update": "c", "updates": [{"q": {"_id": 2}, "u": {"$set": {"qty": 1}}, "upsert": true}]},
-            doc! {"n": 0, "writeErrors": [failed(Bson::Int32(2))]},
+            doc! {"n": 0, "writeErrors": [failed_update(Bson::Int32(2))]},
         ),
         (
             "moderate level leaves invalid documents updatable",
@@ -862,7 +960,7 @@ fn document_validation() {
             "findAndModify reports the failure as a command error",
             vec![create(), ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}])],
             doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"$unset": {"name": 1}}},
-            doc! {"ok": 0.0, "code": 121, "codeName": "DocumentValidationFailure", "errmsg": "Document failed validation", "errInfo": {"failingDocumentId": 1}},
+            doc! {"ok": 0.0, "code": 121, "codeName": "DocumentValidationFailure", "errmsg": "Plan executor error during findAndModify :: caused by :: Document failed validation", "errInfo": {"failingDocumentId": 1}},
         ),
         (
             "a bad validation level",

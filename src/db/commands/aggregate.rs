@@ -105,16 +105,26 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
         Target::Database => (Target::Database, stages.to_vec()),
     };
     let pipeline = Pipeline::parse_with(&all_stages, &let_scope(ctx))?;
+    // Errors raised while the pipeline runs carry the server's executor context (naming the
+    // namespace the command named, a view's included).
+    let context = format!(
+        "Executor error during aggregate command on namespace: {}",
+        match target {
+            Target::Collection(c) => format!("{}.{c}", ctx.db),
+            Target::Database => format!("{}.$cmd.aggregate", ctx.db),
+        }
+    );
+    let executor = |e: Error| e.add_context(&context);
     let input = match &source {
         Target::Collection(c) => match db.collection(&ctx.db, c) {
-            Some(coll) => read_input(coll, &all_stages, hint, &ctx.env)?,
+            Some(coll) => read_input(coll, &all_stages, hint, &context, &ctx.env)?,
             None => Vec::new(),
         },
         Target::Database => Vec::new(),
     };
     let output = {
         let catalog = db.catalog(&ctx.db, ctx.env.now);
-        pipeline.run(input, &catalog, &ctx.env)?
+        pipeline.run(input, &catalog, &ctx.env).map_err(executor)?
     };
     match output.out {
         None => {
@@ -135,7 +145,8 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
 /// The documents a pipeline starts from. A leading `$match` (with a `$sort` and `$limit` right
 /// after it) is answered by the query planner, as the server pushes them down; the stages still
 /// run over the documents it returns (which they leave as they are).
-fn read_input(coll: &Collection, stages: &[Bson], hint: Option<&Bson>, env: &crate::env::Env) -> Result<Vec<Document>> {
+/// `executor` is the context of errors raised while the plan runs.
+fn read_input(coll: &Collection, stages: &[Bson], hint: Option<&Bson>, executor: &str, env: &crate::env::Env) -> Result<Vec<Document>> {
     let stage = |i: usize, name: &str| match stages.get(i) {
         Some(Bson::Document(d)) if d.len() == 1 => d.get(name),
         _ => None,
@@ -153,7 +164,7 @@ fn read_input(coll: &Collection, stages: &[Bson], hint: Option<&Bson>, env: &cra
         Some(v) => value::Number::from_bson(v).and_then(|n| n.to_exact_i64()).filter(|n| *n > 0).unwrap_or(0) as u64,
         None => 0,
     };
-    let filter = Filter::parse(filter, env)?.with_hint(hint);
+    let filter = Filter::parse(filter, env)?.with_hint(hint).in_executor(executor);
     let sort = Sort::parse(sort_doc.as_ref())?;
     let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
     Ok(found.into_iter().filter_map(|(rid, _)| coll.get(rid).map(|r| r.doc.clone())).collect())

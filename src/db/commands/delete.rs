@@ -35,7 +35,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let dbname = ctx.db.clone();
     let (done, errors) = write::each_statement(statements.len(), ordered, |i| {
         let (q, one, hint) = &statements[i];
-        write::delete_statement(db, &dbname, &coll, q, *one, None, hint.as_ref(), &ctx.env)
+        write::delete_statement(db, &dbname, &coll, q, *one, None, hint.as_ref(), "delete", &ctx.env)
     });
     let n: usize = done.iter().map(|(_, removed)| removed.len()).sum();
     Ok(write::n_reply(n as i64, errors))

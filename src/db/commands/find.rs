@@ -44,7 +44,10 @@ fn find_results(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document) -> Res
     let _ = f.bool("singleBatch")?;
     let _ = f.non_negative("batchSize")?;
     let_vars(ctx, f.doc("let")?)?;
-    let filter = Filter::parse(filter_doc, &ctx.env)?.with_hint(cmd.get("hint"));
+    // Errors raised while the plan runs carry the server's executor context.
+    let filter = Filter::parse(filter_doc, &ctx.env)?
+        .with_hint(cmd.get("hint"))
+        .in_executor(format!("Executor error during find command: {}.{coll}", ctx.db));
     let projection = match projection {
         Some(p) if !p.is_empty() => Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?),
         _ => None,
@@ -81,7 +84,7 @@ fn find_results(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document) -> Res
     let mut out = Vec::with_capacity(found.len());
     for (rid, details) in found {
         let Some(rec) = c.get(rid) else { continue };
-        out.push(p.apply(&rec.doc, &details, &ctx.env)?);
+        out.push(p.apply(&rec.doc, &details, &ctx.env).map_err(|e| filter.executor_error(e))?);
     }
     ctx.env.add_returned(out.len() as u64);
     Ok(Found::Docs(out))

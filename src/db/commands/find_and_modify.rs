@@ -62,20 +62,19 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     // A positional projection (`a.$`) takes the array position the query matches in the
     // returned document.
     let project = |d: &Document, ctx: &Ctx| -> Result<Document> {
-        match &projection {
-            Some(p) => {
-                let details = match filter.matcher() {
-                    Some(m) if p.has_positional() => m.match_details(d, &ctx.env)?,
-                    _ => MatchDetails { matched: true, elem_index: None },
-                };
-                p.apply(d, &details, &ctx.env)
-            }
-            None => Ok(d.clone()),
-        }
+        let Some(p) = &projection else { return Ok(d.clone()) };
+        let details = match filter.matcher() {
+            Some(m) if p.has_positional() => m.match_details(d, &ctx.env),
+            _ => Ok(MatchDetails { matched: true, elem_index: None }),
+        };
+        // Projecting runs in the server's executor too.
+        details
+            .and_then(|details| p.apply(d, &details, &ctx.env))
+            .map_err(|e| e.add_context(write::executor_context("findAndModify")))
     };
     let dbname = ctx.db.clone();
     if remove {
-        let removed = write::delete_statement(db, &dbname, &coll, &query, true, sort.as_ref(), cmd.get("hint"), &ctx.env)?;
+        let removed = write::delete_statement(db, &dbname, &coll, &query, true, sort.as_ref(), cmd.get("hint"), "findAndModify", &ctx.env)?;
         let value = match removed.first() {
             Some(d) => Bson::Document(project(d, ctx)?),
             None => Bson::Null,
@@ -84,7 +83,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
     let Some(u) = update else { return Err(Error::failed_to_parse("Either an update or remove=true must be specified")) };
     let spec = UpdateSpec::parse(&u, array_filters.as_deref(), false, &super::let_scope(ctx))?;
-    let opts = StatementOpts { upsert, multi: false, sort: sort.as_ref(), keep_docs: true, bypass_validation: f.bool_or("bypassDocumentValidation", false)?, hint: cmd.get("hint") };
+    let opts = StatementOpts { upsert, multi: false, sort: sort.as_ref(), keep_docs: true, bypass_validation: f.bool_or("bypassDocumentValidation", false)?, hint: cmd.get("hint"), operation: "findAndModify" };
     let r = write::update_statement(db, &dbname, &coll, &query, &spec, &opts, &ctx.env)?;
     let mut leo = Document::new();
     let value = match r.docs.first() {

@@ -119,7 +119,7 @@ pub(crate) fn run_statement(db: &mut Database, ctx: &mut Ctx, coll: &str, st: &S
             ctx.env.vars.insert(k.clone(), v.clone());
         }
     }
-    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: false, bypass_validation: st.bypass_validation, hint: st.hint.as_ref() };
+    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: false, bypass_validation: st.bypass_validation, hint: st.hint.as_ref(), operation: "update" };
     let r = write::update_statement(db, &ctx.db.clone(), coll, &st.q, &spec, &opts, &ctx.env);
     ctx.env.vars = saved;
     r

@@ -131,6 +131,16 @@ pub(crate) struct StatementOpts<'a> {
     pub bypass_validation: bool,
     /// The statement's `hint`.
     pub hint: Option<&'a Bson>,
+    /// The command the server's executor names in the errors it raises while the update runs
+    /// (`update`, `findAndModify`): see [`executor_context`].
+    pub operation: &'a str,
+}
+
+/// What the server's executor puts before an error raised while a write runs (matching,
+/// applying the update, validation, duplicate keys), not before parse or planning errors:
+/// `Plan executor error during update :: caused by :: ...`.
+pub(crate) fn executor_context(operation: &str) -> String {
+    format!("Plan executor error during {operation}")
 }
 
 /// One document an update statement wrote.
@@ -164,7 +174,8 @@ pub(crate) fn update_statement(
     env: &Env,
 ) -> Result<UpdateResult> {
     db.check_not_view(dbname, coll)?;
-    let filter = Filter::parse(q, env)?.with_hint(opts.hint);
+    let filter = Filter::parse(q, env)?.with_hint(opts.hint).in_executor(executor_context(opts.operation));
+    let ex = |e: Error| filter.executor_error(e);
     let sort = Sort::parse(opts.sort)?;
     let targets: Vec<(u64, MatchDetails)> = match db.collection(dbname, coll) {
         None => Vec::new(),
@@ -179,15 +190,15 @@ pub(crate) fn update_statement(
     let mut result = UpdateResult::default();
     if targets.is_empty() {
         if opts.upsert {
-            let out = build_upsert(spec, q, env, &mut || Bson::ObjectId(db.new_object_id()))?;
+            let out = build_upsert(spec, q, env, &mut || Bson::ObjectId(db.new_object_id())).map_err(ex)?;
             let id = exec::id_of(&out.doc);
             let size = value::bson_size(&out.doc);
             let c = db.collection_or_create(dbname, coll)?;
             if !opts.bypass_validation {
-                c.check_validator(&out.doc, None, env)?;
+                c.check_validator(&out.doc, None, env).map_err(ex)?;
             }
             let (stored, after) = if opts.keep_docs { (out.doc.clone(), Some(out.doc)) } else { (out.doc, None) };
-            c.insert(stored)?;
+            c.insert(stored).map_err(ex)?;
             env.add_written(size as u64);
             db.report(WriteReport {
                 collection: coll.to_string(),
@@ -219,7 +230,8 @@ pub(crate) fn update_statement(
                 let r = apply_in_place(spec, doc, details.elem_index, env)?;
                 changed_paths = r.changed_paths;
                 Ok(r.modified)
-            })?;
+            })
+            .map_err(ex)?;
             if !found {
                 continue;
             }
@@ -233,7 +245,7 @@ pub(crate) fn update_statement(
         }
         let Some(rec) = c.get(rid) else { continue };
         let before_size = rec.size;
-        let out = apply_to_existing(spec, &rec.doc, details.elem_index, env)?;
+        let out = apply_to_existing(spec, &rec.doc, details.elem_index, env).map_err(ex)?;
         result.matched += 1;
         if !out.modified {
             if opts.keep_docs {
@@ -245,13 +257,13 @@ pub(crate) fn update_statement(
         let id = exec::id_of(&out.doc);
         let size = value::bson_size(&out.doc);
         if !opts.bypass_validation {
-            c.check_validator(&out.doc, Some(&rec.doc), env)?;
+            c.check_validator(&out.doc, Some(&rec.doc), env).map_err(ex)?;
         }
         let Some(cm) = db.collection_mut(dbname, coll) else { break };
         // The new document moves into the collection; a copy is kept only when asked for
         // (copying large documents dominated the cost of updates, e.g. `$push` into buckets).
         let after = if opts.keep_docs { Some(out.doc.clone()) } else { None };
-        cm.replace(rid, out.doc)?;
+        cm.replace(rid, out.doc).map_err(ex)?;
         env.add_written(size as u64);
         result.modified += 1;
         db.report(WriteReport {
@@ -279,10 +291,11 @@ pub(crate) fn delete_statement(
     just_one: bool,
     sort: Option<&Document>,
     hint: Option<&Bson>,
+    operation: &str,
     env: &Env,
 ) -> Result<Vec<Document>> {
     db.check_not_view(dbname, coll)?;
-    let filter = Filter::parse(q, env)?.with_hint(hint);
+    let filter = Filter::parse(q, env)?.with_hint(hint).in_executor(executor_context(operation));
     let sort = Sort::parse(sort)?;
     let targets = match db.collection(dbname, coll) {
         None => return Ok(Vec::new()),

@@ -61,8 +61,8 @@ pub(crate) fn parse(a: &PathArgs) -> Result<Option<Node>> {
     if list.len() > 2 {
         return Err(Error::bad_value("malformed mod, too many elements"));
     }
-    let divisor = coerce_long(d).map_err(|e| Error::new(e.kind, format!("malformed mod, divisor value is invalid :: caused by :: {}", e.message)))?;
-    let remainder = coerce_long(r).map_err(|e| Error::new(e.kind, format!("malformed mod, remainder value is invalid :: caused by :: {}", e.message)))?;
+    let divisor = coerce_long(d).map_err(|e| e.add_context("malformed mod, divisor value is invalid"))?;
+    let remainder = coerce_long(r).map_err(|e| e.add_context("malformed mod, remainder value is invalid"))?;
     if divisor == 0 {
         return Err(Error::bad_value("divisor cannot be 0"));
     }
