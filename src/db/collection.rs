@@ -177,13 +177,19 @@ impl Collection {
 
     /// Updates record `rid` in place: `change` edits the stored document itself and says whether
     /// it modified it. When `change` fails, or the result fails the write checks (`_id`, unique
-    /// keys), the record is restored from its BSON bytes, taken before (far cheaper than a copy
-    /// of the document: one buffer instead of an allocation per field), and the error returned.
+    /// keys), the record is restored from what was kept aside before (a copy of a small
+    /// document, the BSON bytes of a large one: one buffer instead of an allocation per field),
+    /// and the error returned.
     /// Returns the new BSON size when the document was modified. Used where no one needs the old
     /// document (no validator, no returned before-image).
     pub fn update_in_place(&mut self, rid: u64, change: impl FnOnce(&mut Document) -> Result<bool>) -> Result<Option<usize>> {
         let Some(rec) = self.records.get_mut(&rid) else { return Ok(None) };
-        let saved = rec.doc.to_vec().map_err(|e| Error::new(ErrorKind::InternalError, format!("stored document is not serializable: {e}")))?;
+        // A small document is quicker to copy than to encode; a large one the other way round.
+        let saved = if rec.size <= 1024 {
+            Saved::Copy(rec.doc.clone())
+        } else {
+            Saved::Bytes(rec.doc.to_vec().map_err(|e| Error::new(ErrorKind::InternalError, format!("stored document is not serializable: {e}")))?)
+        };
         let old_keys: Vec<Option<Vec<Document>>> = self.indexes.iter().map(|ix| ix.keys_of(&rec.doc).ok().flatten()).collect();
         let old_id = rec.doc.get("_id").map(value::hash_key);
         let old_size = rec.size;
@@ -193,7 +199,10 @@ impl Collection {
         let modified = match checked {
             Ok(m) => m,
             Err(e) => {
-                rec.doc = Document::from_reader(saved.as_slice()).unwrap_or(doc);
+                rec.doc = match saved {
+                    Saved::Copy(d) => d,
+                    Saved::Bytes(b) => Document::from_reader(b.as_slice()).unwrap_or(doc),
+                };
                 return Err(e);
             }
         };
@@ -277,6 +286,12 @@ impl Collection {
             ix.remove(doc, rid);
         }
     }
+}
+
+/// A stored document kept aside while it is updated in place.
+enum Saved {
+    Copy(Document),
+    Bytes(Vec<u8>),
 }
 
 /// The `_id` values a filter is restricted to by a top-level equality, if it has one the index

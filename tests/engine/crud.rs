@@ -1299,3 +1299,35 @@ fn hints_force_the_plan() {
     let r = db.run_command(&doc! {"count": "c", "query": {}, "hint": "tags_1"});
     assert_eq!(r.get_i32("n").ok(), Some(60));
 }
+
+/// Updates change stored documents in place (no copy): a statement that fails part-way — after
+/// `$push` changed the array, `$inc` meets a string — or whose result breaks a unique index leaves
+/// the document exactly as it was, small or large (a large one is restored from its bytes), and
+/// the indexes still find it.
+#[test]
+fn failed_in_place_update_restores_the_document() {
+    let big: Vec<Bson> = (0..300).map(|i| Bson::Document(doc! {"i": i, "pad": "x".repeat(10)})).collect();
+    for arr in [vec![Bson::Int32(1)], big] {
+        let mut db = new_db();
+        run_setup(&mut db, &[
+            ins(vec![doc! {"_id": 1, "arr": arr.clone(), "s": "text", "u": 1}, doc! {"_id": 2, "arr": [], "s": 0, "u": 2}]),
+            doc! {"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1", "unique": true}]},
+        ]);
+        let before = db.run_command(&find_all());
+        let failing = [
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$push": {"arr": 99}, "$inc": {"s": 1}}}]},
+            doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$push": {"arr": 99}, "$set": {"u": 2}}}]},
+            doc! {"update": "c", "updates": [{"q": {}, "u": {"$push": {"arr": 7}, "$inc": {"s": 1}}, "multi": true}], "ordered": false},
+        ];
+        for cmd in failing {
+            let r = db.run_command(&cmd);
+            assert!(r.get_array("writeErrors").is_ok_and(|e| !e.is_empty()), "{cmd} should fail: {r}");
+            let r = db.run_command(&find_all());
+            assert_eq!(r, before, "after {cmd}");
+        }
+        let by_index = db.run_command(&doc! {"find": "c", "filter": {"u": 1}});
+        let ids: Vec<Bson> = by_index.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter()
+            .map(|d| d.as_document().unwrap().get("_id").unwrap().clone()).collect();
+        assert_eq!(ids, vec![Bson::Int32(1)]);
+    }
+}
