@@ -1,7 +1,7 @@
 // An esbuild plugin for tools/build-runtime.mjs: js-bson's byte utilities for platforms without
 // Node's Buffer (a browser worker, and the runner's vm context) encode every key and string with
 // `new TextEncoder().encode(s)` — a fresh encoder and a fresh array per field — and decode short
-// strings by spreading an array (longer ones go to TextDecoder, which is quicker from ~12 bytes). These are the hot paths of every command and reply, so this
+// strings by spreading an array into a fresh string every time, keys included. These are the hot paths of every command and reply, so this
 // rewrites them, at bundle time, to ASCII loops with one shared TextEncoder/encodeInto for the
 // rest. Results are byte-for-byte the same (UTF-8, lone surrogates as U+FFFD, as TextEncoder).
 // If js-bson's source changes shape the build fails here rather than silently keeping the slow
@@ -55,6 +55,37 @@ const REWRITES = [
   },
   {
     from: `const webByteUtils = {`,
+    to: `let sharedTextEncoder;
+// Short ASCII strings (keys above all: the same few names in every document of a reply) come
+// from a small cache keyed by a hash of their bytes, so a repeated key is neither allocated nor
+// looked up in the string table again.
+const asciiCache = new Array(1024);
+function readAscii(uint8array, start, end) {
+    const n = end - start;
+    let h = n;
+    for (let i = start; i < end; i++) {
+        const b = uint8array[i];
+        if (b > 0x7f) return null;
+        h = (h * 31 + b) & 1023;
+    }
+    const cached = asciiCache[h];
+    if (cached !== undefined && cached.length === n) {
+        let k = 0;
+        while (k < n && cached.charCodeAt(k) === uint8array[start + k]) k++;
+        if (k === n) return cached;
+    }
+    let s;
+    if (n === 1) s = String.fromCharCode(uint8array[start]);
+    else if (n === 2) s = String.fromCharCode(uint8array[start], uint8array[start + 1]);
+    else {
+        const codes = new Array(n);
+        for (let i = 0; i < n; i++) codes[i] = uint8array[start + i];
+        s = String.fromCharCode.apply(null, codes);
+    }
+    asciiCache[h] = s;
+    return s;
+}
+const webByteUtils = {`,
     to: `let sharedTextEncoder;
 function readAscii(uint8array, start, end) {
     let s = '';
