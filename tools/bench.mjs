@@ -9,6 +9,7 @@
 //   --reps=N     measured repetitions per workload and engine (default 7, after a warm-up run;
 //                a side whose runs take seconds stops after 20 s)
 //   --json=FILE  also write the medians as JSON
+//   --build=DIR  the engine and runtime build to measure (default build/: engine/, runtime.js)
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
@@ -32,9 +33,9 @@ function timer() {
 }
 
 /** Our engine: one shell context per workload (warm JIT, as a page that runs several scripts). */
-function oursRunner() {
+function oursRunner(buildDir) {
   let printed = [];
-  const { context } = createShellContext({ onOutput: (_stream, text) => printed.push(text) });
+  const { context } = createShellContext({ ...(buildDir ? { buildDir } : {}), onOutput: (_stream, text) => printed.push(text) });
   return async (code, name) => {
     vm.runInContext('db.dropDatabase()', context);
     printed = [];
@@ -95,17 +96,19 @@ export function table(rows, headers) {
 async function main(argv) {
   let reps = 7;
   let jsonOut = null;
+  let buildDir = null;
   let files = [];
   for (const a of argv) {
     if (a.startsWith('--reps=')) reps = Math.max(1, Number(a.slice(7)));
     else if (a.startsWith('--json=')) jsonOut = a.slice(7);
+    else if (a.startsWith('--build=')) buildDir = path.resolve(a.slice(8));
     else files.push(a);
   }
   if (files.length === 0) {
     const dir = path.join(root, 'bench', 'workloads');
     files = fs.readdirSync(dir).filter((f) => f.endsWith('.js')).sort().map((f) => path.join(dir, f));
   }
-  const ours = oursRunner();
+  const ours = oursRunner(buildDir);
   const mingo = mingoRunner();
   const rows = [];
   const results = [];
