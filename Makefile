@@ -65,6 +65,7 @@ serve: setup web-assets
 # dist/: the whole static site, relative URLs (works from any sub-path).
 dist: setup web-assets
 	trunk build --release
+	node tools/site.mjs precache dist
 	@echo "dist/ is ready: $$(du -sh dist | cut -f1)"
 
 web-assets: $(WEB)/editor.js build/engine/engine_bg.wasm build/runtime.js
@@ -79,6 +80,7 @@ stage-web: web-assets
 	@mkdir -p "$(TRUNK_STAGING_DIR)/engine"
 	cp $(WEB)/editor.js www/worker.js build/runtime.js "$(TRUNK_STAGING_DIR)/"
 	cp build/engine/engine.js build/engine/engine_bg.wasm "$(TRUNK_STAGING_DIR)/engine/"
+	node tools/site.mjs stage "$(TRUNK_STAGING_DIR)"
 
 # The UI's own logic (session log, audits, saved state, Extended JSON), natively.
 test-ui:

@@ -111,8 +111,11 @@ self.onmessage = (event) => {
 
 (async () => {
   try {
-    importScripts('engine/engine.js', 'runtime.js');
-    await wasm_bindgen({ module_or_path: new URL('engine/engine_bg.wasm', self.location.href) });
+    // `self.ppBase`: the site's URL when this file was loaded by a blob: worker (embed mode,
+    // src/app/embed.rs), whose own URL cannot resolve relative paths.
+    const base = self.ppBase || self.location.href;
+    importScripts(new URL('engine/engine.js', base).href, new URL('runtime.js', base).href);
+    await wasm_bindgen({ module_or_path: new URL('engine/engine_bg.wasm', base) });
     session = PatternRuntime.createSession(new wasm_bindgen.Engine(), { locateSyntaxError });
     session.install(self);
     reply({ kind: 'ready' });

@@ -12,6 +12,7 @@ mod aggregate_view;
 mod audits_view;
 mod data_view;
 mod editor;
+mod embed;
 mod export_view;
 mod lesson_view;
 mod pg;

@@ -29,6 +29,7 @@ pub fn start() {
     el.set_inner_html("");
     let _ = el.remove_attribute("aria-busy");
     let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) else { return };
+    if super::embed::mount(&el) { return; }
     leptos::mount::mount_to(el, App).forget();
 }
 
@@ -604,6 +605,7 @@ fn Header() -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
+            <a href="lessons.html" class="all-lessons">"All lessons"</a>
             <label class="field small">
                 <span>"Time limit (s)"</span>
                 <input type="number" min="0.5" max="600" step="0.5" aria-label="Script time limit in seconds"

@@ -18,14 +18,17 @@ const TYPES = {
   ".txt": "text/plain; charset=utf-8",
 };
 
-/** Starts a server for `root`; resolves to { url, close, bytes } (bytes: what was sent, per path). */
-export async function serve(root, { prefix = "" } = {}) {
+/** Starts a server for `root`; resolves to { url, close, bytes } (bytes: what was sent, per path).
+ * `headers` go with every file (e.g. Access-Control-Allow-Origin, as GitHub Pages sends it). */
+export async function serve(root, { prefix = "", headers = {} } = {}) {
   const base = resolve(root);
   const sent = new Map();
   const server = createServer(async (req, res) => {
     try {
       let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
-      if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
+      // Under a prefix nothing else exists: an absolute URL in the site fails as it would there.
+      if (prefix && path !== prefix && !path.startsWith(prefix + "/")) throw Object.assign(new Error("outside"), { code: "ENOENT" });
+      if (prefix) path = path.slice(prefix.length) || "/";
       if (path.endsWith("/")) path += "index.html";
       const file = normalize(join(base, path));
       if (!file.startsWith(base)) throw Object.assign(new Error("outside"), { code: "ENOENT" });
@@ -33,7 +36,7 @@ export async function serve(root, { prefix = "" } = {}) {
       if (!s.isFile()) throw Object.assign(new Error("dir"), { code: "ENOENT" });
       const body = await readFile(file);
       sent.set(path, body.length);
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store", ...headers });
       res.end(body);
     } catch (e) {
       res.writeHead(e.code === "ENOENT" ? 404 : 500, { "content-type": "text/plain" });

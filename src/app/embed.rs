@@ -1,0 +1,551 @@
+//! Embed mode: one step of a lesson, or a script the host page carries, with its editor, Run and
+//! output, in a compact page that `www/embed.js` shows in an iframe on a course page.
+//!
+//! The route is the URL fragment (any static host serves it, the service worker needs no rule):
+//!
+//! ```text
+//! index.html#/embed?lesson=subset&step=2        the lesson's step 2 (steps count from 1)
+//! index.html#/embed?script=<text>               a script on an empty database
+//! index.html#/embed?lesson=subset&step=3&script=<text>
+//!                                               a script on the data steps 1-2 built
+//! ```
+//!
+//! plus `w=<widget id>` and `host=<the host page's origin>`, which embed.js adds.
+//!
+//! What differs from the playground:
+//! - Every widget is its own document with its own worker, so its own database. The worker starts
+//!   from a `blob:` URL whose one line imports `worker.js` by absolute URL: in an iframe sandboxed
+//!   without `allow-same-origin` (an opaque origin) `new Worker("worker.js")` is refused.
+//! - Nothing is stored: no localStorage (it throws in an opaque origin), no service worker.
+//! - A lesson step first runs the lesson's earlier steps, quietly, to build the data it expects.
+//!   Every Run starts from that data again (a snapshot; an empty database for a plain script), so
+//!   the output the course page talks about comes back on every run.
+//! - It posts its height to the host page whenever it changes:
+//!   `{ pp: "pattern-playground:height", w, height }` (see embed.js).
+//! - "Open in the playground" opens the full playground at that step in a new tab, with the
+//!   edited script and the earlier steps' writes (a share link).
+
+use leptos::html::Div;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::catalog;
+use super::editor::CodeEditor;
+use super::lesson::Lesson;
+use super::session::Origin;
+use super::state::{self, Saved};
+use super::worker::{Engine, EngineError};
+use crate::protocol::{OutputLine, Request, Response, RunError, Stream, WriteRecord};
+
+/// The fragment that selects embed mode.
+pub const ROUTE: &str = "#/embed";
+/// The type of the height message embed.js listens for.
+pub const HEIGHT_MESSAGE: &str = "pattern-playground:height";
+/// A run's time limit.
+const TIME_LIMIT_MS: u32 = 10_000;
+/// A preparing step's time limit (lessons generate their data in the first steps).
+const SETUP_LIMIT_MS: u32 = 60_000;
+
+/// What a widget shows, read from its URL fragment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// The lesson and the step (0-based) whose data the widget starts from.
+    pub lesson: Option<(String, usize)>,
+    /// The host page's script, shown instead of the step's.
+    pub script: Option<String>,
+    /// The widget's id on the host page (echoed in height messages).
+    pub widget: String,
+    /// The host page's origin: where height messages go.
+    pub host: Option<String>,
+}
+
+/// Reads an embed fragment: `None` when `hash` is not an embed route, an error when it is one
+/// with bad parameters.
+pub fn parse_route(hash: &str) -> Option<Result<Route, String>> {
+    let rest = hash.strip_prefix(ROUTE)?;
+    let query = match rest.strip_prefix('?') {
+        Some(q) => q,
+        None if rest.is_empty() => "",
+        None => return None,
+    };
+    let (mut lesson, mut step, mut script, mut widget, mut host) = (None, None, None, String::new(), None);
+    for (k, v) in form_urlencoded::parse(query.as_bytes()) {
+        match &*k {
+            "lesson" => lesson = Some(v.trim().to_string()),
+            "step" => step = Some(v.into_owned()),
+            "script" => script = Some(v.into_owned()),
+            "w" => widget = v.into_owned(),
+            "host" => host = Some(v.into_owned()).filter(|h| !h.is_empty()),
+            _ => {}
+        }
+    }
+    Some((|| {
+        let step = match &step {
+            None => 0,
+            Some(s) => match s.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => n - 1,
+                _ => return Err(format!("step must be a number from 1, not {s:?}")),
+            },
+        };
+        let lesson = match lesson {
+            Some(id) if !id.is_empty() => Some((id, step)),
+            _ if step > 0 => return Err("a step needs a lesson".into()),
+            _ => None,
+        };
+        if lesson.is_none() && script.is_none() {
+            return Err("give a lesson (lesson=\"subset\") or a script (<script type=\"text/mongosh\">)".into());
+        }
+        Ok(Route { lesson, script, widget, host })
+    })())
+}
+
+/// The scripts a widget runs: the steps that build its data, then its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// "The Subset pattern · Step 2: Split it" (empty for a plain script).
+    pub title: String,
+    /// The lesson's id and the step (0-based), for the playground link.
+    pub lesson: Option<(String, usize)>,
+    /// The earlier steps (title, script), run once, in order, before the widget is ready.
+    pub setup: Vec<(String, String)>,
+    /// The script in the editor at first.
+    pub script: String,
+    /// The lesson's own script of this step (to tell an edit from it).
+    pub original: Option<String>,
+}
+
+/// Resolves a route against the lessons.
+pub fn plan(route: &Route, lessons: &[Lesson]) -> Result<Plan, String> {
+    let Some((id, step)) = &route.lesson else {
+        return Ok(Plan { title: String::new(), lesson: None, setup: Vec::new(), script: route.script.clone().unwrap_or_default(), original: None });
+    };
+    let Some(lesson) = lessons.iter().find(|l| &l.id == id) else {
+        let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+        return Err(format!("there is no lesson {id:?}; the lessons are {}", ids.join(", ")));
+    };
+    let Some(this) = lesson.steps.get(*step) else {
+        return Err(format!("{} has {} steps, not {}", lesson.title, lesson.steps.len(), step + 1));
+    };
+    Ok(Plan {
+        title: format!("{} · Step {}: {}", lesson.title, step + 1, this.title),
+        lesson: Some((id.clone(), *step)),
+        setup: lesson.steps[..*step].iter().map(|s| (s.title.clone(), s.script.clone())).collect(),
+        script: route.script.clone().unwrap_or_else(|| this.script.clone()),
+        original: Some(this.script.clone()),
+    })
+}
+
+/// The full playground at the plan's step: the script (if it differs from the lesson's) and the
+/// writes of the earlier steps, as a share link relative to the site. A plain script has no
+/// lesson to open, so it links to the playground itself.
+pub fn playground_link(plan: &Plan, script: &str, setup_writes: &[(String, Vec<WriteRecord>)]) -> String {
+    let Some((id, step)) = &plan.lesson else { return "index.html".into() };
+    let mut saved = Saved::new(id);
+    saved.step = *step;
+    if plan.original.as_deref() != Some(script) {
+        saved.scripts.insert(*step, script.to_string());
+    }
+    for (title, writes) in setup_writes {
+        saved.session.record(Origin::Script { title: title.clone() }, writes.clone());
+    }
+    format!("index.html#{}{}", state::SHARE_PREFIX, state::encode(&saved))
+}
+
+/// The line that reports the error that stopped a script, as the playground shows it.
+pub fn uncaught(e: &RunError) -> String {
+    let pos = match (e.line, e.column) {
+        (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+        (Some(l), None) => format!(" (line {l})"),
+        _ => String::new(),
+    };
+    let code = e.code_name.as_ref().map(|n| format!("[{n}] ")).unwrap_or_default();
+    format!("Uncaught {}: {}{}{}", e.name, code, e.message, pos)
+}
+
+/// Mounts embed mode into `el` when the page's fragment is an embed route; false otherwise (the
+/// caller mounts the playground). The one hook in `pg::start`.
+pub fn mount(el: &web_sys::HtmlElement) -> bool {
+    let Some(window) = web_sys::window() else { return false };
+    let Some(route) = parse_route(&window.location().hash().unwrap_or_default()) else { return false };
+    if let Some(body) = window.document().and_then(|d| d.body()) {
+        body.set_class_name("embed");
+    }
+    let plan = route.as_ref().map_err(Clone::clone).and_then(|r| plan(r, &catalog::lessons()));
+    let el = el.clone();
+    match (route, plan) {
+        (Ok(route), Ok(plan)) => leptos::mount::mount_to(el, move || view! { <Embed route=route plan=plan/> }).forget(),
+        (route, Err(e)) => {
+            let (widget, host) = route.map(|r| (r.widget, r.host)).unwrap_or_default();
+            leptos::mount::mount_to(el, move || view! { <Failed message=e widget=widget host=host/> }).forget()
+        }
+        (Err(_), Ok(_)) => return false,
+    }
+    true
+}
+
+/// Where the widget is in its life.
+#[derive(Debug, Clone, PartialEq)]
+enum Status {
+    Starting,
+    Preparing { done: usize, of: usize },
+    Ready,
+    Running,
+    Broken(String),
+}
+
+#[component]
+fn Embed(route: Route, plan: Plan) -> impl IntoView {
+    let engine = match worker_url() {
+        Ok(url) => Some(Engine::new(&url)),
+        Err(e) => {
+            web_sys::console::error_1(&JsValue::from_str(&e));
+            None
+        }
+    };
+    let engine = StoredValue::new_local(engine);
+    let status = RwSignal::new(if engine.with_value(Option::is_some) { Status::Starting } else { Status::Broken("the engine worker could not be created".into()) });
+    let script = RwSignal::new(plan.script.clone());
+    let first_script = plan.script.clone();
+    let output = RwSignal::new(Vec::<OutputLine>::new());
+    let run_error = RwSignal::new(None::<RunError>);
+    let notes = RwSignal::new(Vec::<String>::new());
+    let base = StoredValue::new(None::<Vec<u8>>);
+    let setup_writes = RwSignal::new(Vec::<(String, Vec<WriteRecord>)>::new());
+    let plan = StoredValue::new(plan);
+
+    // Start-up: the engine, then the earlier steps, then a snapshot every run starts from.
+    spawn_local(async move {
+        let Some(engine) = engine.get_value() else { return };
+        if let Err(e) = engine.ready().await {
+            status.set(Status::Broken(e.to_string()));
+            return;
+        }
+        let setup = plan.with_value(|p| p.setup.clone());
+        let of = setup.len();
+        for (i, (title, code)) in setup.into_iter().enumerate() {
+            status.set(Status::Preparing { done: i, of });
+            let filename = format!("step-{}.js", i + 1);
+            match engine.call(|id| Request::Run { id, code, filename }, Some(SETUP_LIMIT_MS)).await {
+                Ok(Response::Run { error, writes, .. }) => {
+                    if let Some(e) = error {
+                        notes.update(|n| n.push(format!("Step {} ({title}) stopped while preparing the data: {}", i + 1, uncaught(&e))));
+                    }
+                    setup_writes.update(|w| w.push((title, writes)));
+                }
+                Ok(other) => notes.update(|n| n.push(format!("Step {}: unexpected answer {other:?}", i + 1))),
+                Err(e) => notes.update(|n| n.push(format!("Step {} ({title}) failed while preparing the data: {e}", i + 1))),
+            }
+        }
+        match engine.call(|id| Request::Snapshot { id }, None).await {
+            Ok(Response::Snapshot { bytes, .. }) => base.set_value(Some(bytes)),
+            other => notes.update(|n| n.push(format!("The prepared data could not be kept: {other:?}"))),
+        }
+        status.set(Status::Ready);
+        install_hooks(engine);
+    });
+
+    let run = move || {
+        if status.get_untracked() != Status::Ready {
+            return;
+        }
+        let Some(engine) = engine.get_value() else { return };
+        status.set(Status::Running);
+        output.set(Vec::new());
+        run_error.set(None);
+        let code = script.get_untracked();
+        spawn_local(async move {
+            // Every run starts from the prepared data.
+            let restored = match base.get_value() {
+                Some(bytes) => engine.call(|id| Request::Restore { id, bytes }, None).await,
+                None => engine.call(|id| Request::Reset { id }, None).await,
+            };
+            if let Err(e) = restored {
+                output.set(vec![OutputLine { stream: Stream::Err, text: format!("The data could not be reset: {e}") }]);
+                status.set(Status::Ready);
+                return;
+            }
+            let filename = "script.js".to_string();
+            match engine.call(|id| Request::Run { id, code, filename }, Some(TIME_LIMIT_MS)).await {
+                Ok(Response::Run { output: lines, error, .. }) => {
+                    output.set(lines);
+                    run_error.set(error);
+                }
+                Ok(other) => output.set(vec![OutputLine { stream: Stream::Err, text: format!("unexpected answer from the engine: {other:?}") }]),
+                Err(EngineError::TimedOut { limit_ms }) => output.set(vec![OutputLine {
+                    stream: Stream::Err,
+                    text: format!("The script ran longer than {} s and was stopped.", limit_ms / 1000),
+                }]),
+                Err(e) => output.set(vec![OutputLine { stream: Stream::Err, text: e.to_string() }]),
+            }
+            status.set(Status::Ready);
+        });
+    };
+
+    let link = move || playground_link(&plan.get_value(), &script.get(), &setup_writes.get());
+    let root = NodeRef::<Div>::new();
+    report_height(root, route.widget.clone(), route.host.clone());
+
+    view! {
+        <style>{EMBED_CSS}</style>
+        <div class="pp-embed" node_ref=root>
+            <div class="pp-embed-head">
+                <span class="pp-embed-title">
+                    <span class="leaf" aria-hidden="true">"◆ "</span>
+                    {move || { let t = plan.with_value(|p| p.title.clone()); if t.is_empty() { "Pattern Playground".to_string() } else { t } }}
+                </span>
+                <a class="pp-embed-open" href=link target="_blank" rel="noopener">
+                    {move || if plan.with_value(|p| p.lesson.is_some()) { "Open in the playground ↗" } else { "Open Pattern Playground ↗" }}
+                </a>
+            </div>
+            <CodeEditor text=Signal::derive(move || script.get()) label="Script" id="script-editor"
+                on_change=Callback::new(move |s: String| script.set(s))
+                on_run=Callback::new(move |_| run())/>
+            <div class="toolbar">
+                <button type="button" class="primary" id="run" on:click=move |_| run()
+                    disabled=move || status.get() != Status::Ready title="Run the script (Ctrl+Enter or Cmd+Enter)">
+                    {move || if status.get() == Status::Running { "Running…" } else { "▶ Run" }}
+                </button>
+                <span class="hint">"Ctrl/Cmd + Enter · every run starts from the same data"</span>
+                <span class="pp-embed-status" role="status">{move || match status.get() {
+                    Status::Starting => "Starting the engine…".to_string(),
+                    Status::Preparing { done, of } => format!("Preparing the data: step {} of {of}…", done + 1),
+                    Status::Ready | Status::Running => String::new(),
+                    Status::Broken(m) => format!("The engine did not start: {m}"),
+                }}</span>
+                <button type="button" class="link" disabled=move || script.with(|s| *s == first_script)
+                    on:click={let first = plan.with_value(|p| p.script.clone()); move |_| script.set(first.clone())}>
+                    "Restore the script"
+                </button>
+            </div>
+            {move || notes.with(|n| (!n.is_empty()).then(|| view! {
+                <ul class="pp-embed-notes">{n.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
+            }))}
+            <pre class="output" role="log" aria-live="polite" aria-label="Output" tabindex="0">
+                {move || {
+                    let lines = output.get();
+                    let err = run_error.get();
+                    if lines.is_empty() && err.is_none() {
+                        return view! { <span class="muted">"Run the script to see its output here."</span> }.into_any();
+                    }
+                    view! {
+                        {lines.into_iter().map(|l| view! {
+                            <span class=if l.stream == Stream::Err { "line err" } else { "line" }>{l.text}"\n"</span>
+                        }).collect_view()}
+                        {err.map(|e| view! { <span class="line err error-line">{uncaught(&e)}"\n"</span> })}
+                    }.into_any()
+                }}
+            </pre>
+        </div>
+    }
+}
+
+/// A widget whose parameters are wrong: says why (the course author reads it).
+#[component]
+fn Failed(message: String, widget: String, host: Option<String>) -> impl IntoView {
+    let root = NodeRef::<Div>::new();
+    report_height(root, widget, host);
+    view! {
+        <style>{EMBED_CSS}</style>
+        <div class="pp-embed" node_ref=root>
+            <p class="notice error" role="alert">"This Pattern Playground widget cannot start: " {message}</p>
+        </div>
+    }
+}
+
+/// Styles of embed mode, on top of the playground's style.css: no page chrome, and heights that
+/// do not depend on the viewport (the iframe's height follows the content).
+const EMBED_CSS: &str = "
+body.embed { min-height: 0; background: var(--bg); }
+body.embed main { max-width: none; padding: 0; }
+.pp-embed { padding: 8px 10px 10px; }
+.pp-embed-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 12px; margin-bottom: 6px; font-size: 0.85rem; }
+.pp-embed-title { flex: 1; min-width: 0; color: var(--muted); font-weight: 600; }
+.pp-embed-open { white-space: nowrap; }
+.pp-embed .editor, .pp-embed .editor-fallback { min-height: 60px; max-height: 360px; }
+.pp-embed .editor .cm-editor { min-height: 60px; }
+.pp-embed .toolbar { margin: 6px 0; }
+.pp-embed-status { font-size: 0.85rem; color: var(--muted); }
+.pp-embed .toolbar .link { margin-left: auto; }
+.pp-embed-notes { margin: 4px 0; padding-left: 1.2em; font-size: 0.8rem; color: var(--muted); }
+.pp-embed pre.output { min-height: 2.5em; max-height: 320px; margin: 6px 0 0; }
+";
+
+/// A worker for this widget: a `blob:` script that sets the site's URL and imports worker.js
+/// (www/worker.js resolves the engine and the runtime against `self.ppBase`).
+fn worker_url() -> Result<String, String> {
+    let href = web_sys::window().ok_or("no window")?.location().href().map_err(|e| format!("{e:?}"))?;
+    let base = web_sys::Url::new_with_base(".", &href).map_err(|e| format!("{e:?}"))?.href();
+    let worker = web_sys::Url::new_with_base("worker.js", &base).map_err(|e| format!("{e:?}"))?.href();
+    let lit = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let source = format!("self.ppBase = {};\nimportScripts({});\n", lit(&base), lit(&worker));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("text/javascript");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&js_sys::Array::of1(&JsValue::from_str(&source)), &opts)
+        .map_err(|e| format!("{e:?}"))?;
+    web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))
+}
+
+/// Posts the widget's height to the host page whenever it changes (a ResizeObserver on the
+/// widget's root). Messages go to the host's origin when embed.js named it.
+fn report_height(root: NodeRef<Div>, widget: String, host: Option<String>) {
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) {
+            return true;
+        }
+        let Some(el) = root.get() else { return false };
+        let Some(window) = web_sys::window() else { return true };
+        let parent = match window.parent() {
+            Ok(Some(p)) if !js_sys::Object::is(&p, &window) => p,
+            _ => return true,
+        };
+        let target = host.clone().filter(|h| h != "null").unwrap_or_else(|| "*".into());
+        let widget = widget.clone();
+        let measured: web_sys::Element = el.clone().into();
+        let post = Closure::<dyn FnMut(JsValue)>::new(move |_entries: JsValue| {
+            let msg = js_sys::Object::new();
+            let height = measured.get_bounding_client_rect().height().ceil();
+            let _ = js_sys::Reflect::set(&msg, &"pp".into(), &HEIGHT_MESSAGE.into());
+            let _ = js_sys::Reflect::set(&msg, &"w".into(), &JsValue::from_str(&widget));
+            let _ = js_sys::Reflect::set(&msg, &"height".into(), &JsValue::from_f64(height));
+            let _ = parent.post_message(&msg, &target);
+        });
+        let observer = js_sys::Reflect::get(&js_sys::global(), &"ResizeObserver".into())
+            .ok()
+            .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+            .and_then(|c| js_sys::Reflect::construct(&c, &js_sys::Array::of1(post.as_ref())).ok());
+        if let Some(observer) = observer {
+            let observe = js_sys::Reflect::get(&observer, &"observe".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+            if let Some(observe) = observe {
+                let _ = observe.call1(&observer, &el);
+            }
+        }
+        post.forget();
+        true
+    });
+}
+
+/// `window.ppReady` (true once the widget is ready) and `window.ppCommand(text)` (one read
+/// command in canonical Extended JSON, the reply's text), as the playground has them: the browser
+/// tests read each widget's database through them.
+fn install_hooks(engine: Engine) {
+    let f = Closure::<dyn FnMut(String) -> js_sys::Promise>::new(move |text: String| {
+        let engine = engine.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let cmd: Value = serde_json::from_str(&text).map_err(|e| JsValue::from_str(&e.to_string()))?;
+            let command = cmd.to_string();
+            match engine.call(|id| Request::Command { id, command }, None).await {
+                Ok(Response::Command { reply, .. }) => Ok(JsValue::from_str(&reply)),
+                Ok(other) => Err(JsValue::from_str(&format!("unexpected answer: {other:?}"))),
+                Err(e) => Err(JsValue::from_str(&e.to_string())),
+            }
+        })
+    });
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &"ppCommand".into(), &f.into_js_value());
+        let _ = js_sys::Reflect::set(&w, &"ppReady".into(), &JsValue::TRUE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn route(lesson: Option<(&str, usize)>, script: Option<&str>, widget: &str, host: Option<&str>) -> Route {
+        Route {
+            lesson: lesson.map(|(l, s)| (l.to_string(), s)),
+            script: script.map(str::to_string),
+            widget: widget.into(),
+            host: host.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn embed_routes_are_read_from_the_fragment() {
+        let ok = [
+            ("#/embed?lesson=subset&step=2&w=pp1&host=https%3A%2F%2Fcourse.example", route(Some(("subset", 1)), None, "pp1", Some("https://course.example"))),
+            ("#/embed?lesson=tree", route(Some(("tree", 0)), None, "", None)),
+            ("#/embed?step=1&lesson=tree", route(Some(("tree", 0)), None, "", None)),
+            ("#/embed?script=db.c.insertOne(%7Ba%3A%201%7D)%3B%0Adb.c.find()&w=3", route(None, Some("db.c.insertOne({a: 1});\ndb.c.find()"), "3", None)),
+            // `+` is a space in a query; embed.js encodes with encodeURIComponent (%2B for +).
+            ("#/embed?script=print(1+%2B+2)", route(None, Some("print(1 + 2)"), "", None)),
+            ("#/embed?script=%E2%80%A8%F0%9F%8D%83&host=", route(None, Some("\u{2028}🍃"), "", None)),
+            ("#/embed?lesson=subset&step=3&script=x", route(Some(("subset", 2)), Some("x"), "", None)),
+        ];
+        for (hash, want) in ok {
+            assert_eq!(parse_route(hash), Some(Ok(want)), "{hash}");
+        }
+        let not_embed = ["", "#", "#s=abc", "#/embedded?lesson=x", "#/other"];
+        for hash in not_embed {
+            assert_eq!(parse_route(hash), None, "{hash}");
+        }
+        let bad = [
+            ("#/embed", "give a lesson"),
+            ("#/embed?w=1", "give a lesson"),
+            ("#/embed?lesson=subset&step=0", "step must be a number from 1, not \"0\""),
+            ("#/embed?lesson=subset&step=two", "step must be a number from 1, not \"two\""),
+            ("#/embed?lesson=subset&step=-1", "step must be a number from 1"),
+            ("#/embed?step=2&script=x", "a step needs a lesson"),
+        ];
+        for (hash, want) in bad {
+            match parse_route(hash) {
+                Some(Err(e)) => assert!(e.contains(want), "{hash}: {e}"),
+                other => panic!("{hash}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_step_is_prepared_by_the_steps_before_it() {
+        let lessons = catalog::lessons();
+        let subset = lessons.iter().find(|l| l.id == "subset").expect("the subset lesson");
+        let p = plan(&route(Some(("subset", 2)), None, "", None), &lessons).unwrap();
+        assert_eq!(p.title, format!("The Subset pattern · Step 3: {}", subset.steps[2].title));
+        assert_eq!(p.setup, subset.steps[..2].iter().map(|s| (s.title.clone(), s.script.clone())).collect::<Vec<_>>());
+        assert_eq!(p.script, subset.steps[2].script);
+        assert_eq!(p.original.as_deref(), Some(subset.steps[2].script.as_str()));
+
+        let first = plan(&route(Some(("subset", 0)), Some("db.c.find()"), "", None), &lessons).unwrap();
+        assert!(first.setup.is_empty());
+        assert_eq!(first.script, "db.c.find()");
+
+        let inline = plan(&route(None, Some("print(1)"), "", None), &lessons).unwrap();
+        assert_eq!((inline.title.as_str(), inline.setup.len(), inline.script.as_str(), inline.lesson), ("", 0, "print(1)", None));
+
+        let e = plan(&route(Some(("nope", 0)), None, "", None), &lessons).unwrap_err();
+        assert!(e.starts_with("there is no lesson \"nope\"; the lessons are ") && e.contains("subset"), "{e}");
+        let e = plan(&route(Some(("subset", 99)), None, "", None), &lessons).unwrap_err();
+        assert_eq!(e, format!("The Subset pattern has {} steps, not 100", subset.steps.len()));
+    }
+
+    #[test]
+    fn the_playground_link_carries_the_edit_and_the_data() {
+        let lessons = catalog::lessons();
+        let p = plan(&route(Some(("subset", 1)), None, "", None), &lessons).unwrap();
+        let writes = vec![("Embed every comment".to_string(), vec![WriteRecord { collection: "posts".into(), command: r#"{"insert":"posts"}"#.into() }])];
+        let open = |script: &str| {
+            let link = playground_link(&p, script, &writes);
+            let text = link.strip_prefix("index.html#s=").unwrap_or_else(|| panic!("{link}"));
+            state::decode(text).unwrap()
+        };
+        let unchanged = open(&p.script);
+        assert_eq!((unchanged.lesson.as_str(), unchanged.step), ("subset", 1));
+        assert!(unchanged.scripts.is_empty());
+        assert_eq!(unchanged.session.writes().cloned().collect::<Vec<_>>(), writes[0].1);
+        let edited = open("db.posts.find()");
+        assert_eq!(edited.scripts.get(&1).map(String::as_str), Some("db.posts.find()"));
+
+        let inline = plan(&route(None, Some("print(1)"), "", None), &lessons).unwrap();
+        assert_eq!(playground_link(&inline, "print(2)", &[]), "index.html");
+    }
+
+    #[test]
+    fn uncaught_errors_read_as_in_the_playground() {
+        let e = RunError { name: "MongoServerError".into(), message: "bad".into(), code_name: Some("BadValue".into()), line: Some(2), column: Some(5), ..Default::default() };
+        assert_eq!(uncaught(&e), "Uncaught MongoServerError: [BadValue] bad (line 2, column 5)");
+        let e = RunError { name: "ReferenceError".into(), message: "x is not defined".into(), line: Some(1), ..Default::default() };
+        assert_eq!(uncaught(&e), "Uncaught ReferenceError: x is not defined (line 1)");
+    }
+}

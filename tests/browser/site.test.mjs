@@ -1,0 +1,163 @@
+// Browser tests of the published site (make dist): it works from a sub-path (served here under
+// /playground/, nothing at the root), the lesson index lists every lesson, and once loaded the
+// site works offline through its service worker (www/sw.js, precache list by tools/site.mjs).
+// Run by `make test-browser`. Screenshots: tests/screenshots/site-*.png.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFile, readdir } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { inflateRawSync } from "node:zlib";
+import { serve } from "./server.mjs";
+import { ROOT, DIST, SHOTS, launch } from "./browser.mjs";
+
+let browser;
+
+before(async () => {
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/** Every file of dist/, relative, with `/`. */
+async function distFiles(dir = DIST) {
+  const out = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) out.push(...(await distFiles(join(dir, e.name))));
+    else out.push(relative(DIST, join(dir, e.name)).split("\\").join("/"));
+  }
+  return out.sort();
+}
+
+/** The lessons' front matter, read straight from lessons/<id>/lesson.md. */
+async function frontMatter() {
+  const dirs = (await readdir(join(ROOT, "lessons"), { withFileTypes: true })).filter((e) => e.isDirectory());
+  const lessons = [];
+  for (const d of dirs) {
+    const text = await readFile(join(ROOT, "lessons", d.name, "lesson.md"), "utf8");
+    const head = text.split("\n---")[0];
+    const get = (k) => (head.match(new RegExp(`^${k}:\\s*(.*)$`, "m")) ?? [])[1]?.trim();
+    lessons.push({ id: get("id"), title: get("title"), summary: get("summary") ?? "", order: Number(get("order") ?? Infinity) });
+  }
+  return lessons.sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : 1));
+}
+
+/** A page of a fresh context; records failed requests (the browser's own favicon probe aside). */
+async function open(context, url) {
+  const page = await context.newPage();
+  const errors = [];
+  const failed = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("response", (r) => {
+    if (r.status() >= 400 && !r.url().endsWith("/favicon.ico")) failed.push(`${r.status()} ${r.url()}`);
+  });
+  page.on("requestfailed", (r) => failed.push(`${r.failure()?.errorText} ${r.url()}`));
+  if (url) await page.goto(url);
+  return { page, errors, failed };
+}
+
+test("every page of the site uses relative URLs and loads under a sub-path", async () => {
+  for (const f of (await distFiles()).filter((f) => f.endsWith(".html"))) {
+    const html = await readFile(join(DIST, f), "utf8");
+    const absolute = [...html.matchAll(/\b(?:src|href)\s*=\s*["']?(\/[^"'\s>]*)/g)].map((m) => m[1]);
+    assert.deepEqual(absolute, [], `${f} holds root-relative URLs`);
+  }
+  const site = await serve(DIST, { prefix: "/playground" });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const { page, errors, failed } = await open(context, site.url);
+    await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
+    for (const f of ["lessons.html", "embed-demo.html", "embed.js", "sw.js", "register-sw.js", "worker.js", "runtime.js", "engine/engine_bg.wasm"]) {
+      const r = await page.request.get(new URL(f, site.url).href);
+      assert.equal(r.status(), 200, f);
+    }
+    assert.deepEqual(failed, []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+test("the lesson index lists every lesson in order with its summary, and its links open them", async () => {
+  const expected = await frontMatter();
+  assert.ok(expected.length >= 14, `${expected.length} lessons`);
+  const site = await serve(DIST, { prefix: "/playground" });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const { page, failed } = await open(context, `${site.url}lessons.html`);
+    const items = page.locator("ol.lessons > li");
+    assert.equal(await items.count(), expected.length);
+    const shown = [];
+    for (let i = 0; i < expected.length; i++) {
+      const li = items.nth(i);
+      const href = await li.locator("a.title").getAttribute("href");
+      const saved = JSON.parse(inflateRawSync(Buffer.from(href.replace(/^index\.html#s=/, ""), "base64url")).toString());
+      shown.push({
+        id: await li.getAttribute("id"),
+        title: (await li.locator("a.title").innerText()).replace(/^\d+/, "").trim(),
+        summary: (await li.locator("p").innerText()).trim(),
+        link: saved.lesson,
+      });
+    }
+    assert.deepEqual(
+      shown,
+      expected.map((l) => ({ id: l.id, title: l.title, summary: l.summary.replace(/`/g, ""), link: l.id })),
+    );
+    await page.screenshot({ path: join(SHOTS, "site-lessons.png"), fullPage: true });
+    // The last lesson's link opens the playground on it.
+    const last = expected[expected.length - 1];
+    await items.last().locator("a.title").click();
+    await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
+    assert.equal(await page.locator(".lesson-text h2").innerText(), last.title);
+    assert.deepEqual(failed, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
+
+test("once loaded, the site works offline: the service worker serves every file", async () => {
+  const files = await distFiles();
+  const sw = await readFile(join(DIST, "sw.js"), "utf8");
+  const precache = JSON.parse(sw.match(/\/\* PRECACHE \*\/ (.*) \/\* END PRECACHE \*\//)[1]);
+  assert.deepEqual(precache.files, files.filter((f) => f !== "sw.js"));
+  assert.match(precache.version, /^[0-9a-f]{16}$/);
+
+  const site = await serve(DIST, { prefix: "/playground" });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const { page, errors } = await open(context, site.url);
+    await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
+    // Installed (everything cached) and in control of this page.
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60_000 });
+    const cached = await page.evaluate(async () => {
+      const names = await caches.keys();
+      const cache = await caches.open(names.find((n) => n.startsWith("pattern-playground-")));
+      return (await cache.keys()).map((r) => r.url);
+    });
+    assert.deepEqual(cached.map((u) => u.slice(site.url.length)).sort(), precache.files);
+
+    // Offline, and the server gone too.
+    await context.setOffline(true);
+    site.close(); // no new connections; finished below, once the browser's are gone
+    const response = await page.reload();
+    assert.ok(response.fromServiceWorker(), "the page came from the service worker");
+    await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
+    await page.locator("ol.steps button").first().click();
+    await page.locator("#run").click();
+    await page.waitForFunction(() => !document.querySelector("#run")?.disabled && document.querySelector("pre.output .line"), null, { timeout: 60_000 });
+    assert.match(await page.locator("pre.output").innerText(), /\S/);
+    assert.equal(await page.locator("pre.output .error-line").count(), 0, await page.locator("pre.output").innerText());
+    await page.screenshot({ path: join(SHOTS, "site-offline.png"), fullPage: true });
+
+    // The index too, and its links.
+    await page.goto(`${site.url}lessons.html`);
+    assert.equal(await page.locator("ol.lessons > li").count(), (await frontMatter()).length);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});

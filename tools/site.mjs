@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// The static site's own pages and its service worker, beside trunk's build of the UI.
+//
+//   node tools/site.mjs stage <dir>      (trunk's build hook, `make stage-web`)
+//       copies www/embed.js, www/embed-demo.html and www/register-sw.js into <dir> and writes <dir>/lessons.html,
+//       the lesson index: every lesson (lessons/*/lesson.md, read by the site's one parser,
+//       src/lesson.rs through the engine's `parseLesson`) in `order`, with its summary.
+//   node tools/site.mjs precache <dist>  (`make dist`, after trunk build)
+//       writes <dist>/sw.js from www/sw.js with the list of every file of <dist> (trunk's hashed
+//       names included) and a version hashed from their contents.
+//
+// Every URL the pages hold is relative, so the site works from any sub-path.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { createShellContext } from './run-script.mjs';
+import { lessonFiles, parseLesson } from './run-lessons.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const www = path.join(root, 'www');
+
+const escape = (s) =>
+  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+/** Escaped text with `code` spans. */
+const inline = (s) => escape(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+/** Every lesson, parsed, in the index's order (`order`, then id), as the playground sorts them. */
+export function lessons() {
+  const { context } = createShellContext();
+  const all = lessonFiles().map(({ file, text }) => parseLesson(context, file, text));
+  const order = (l) => (l.order === null || l.order === undefined ? Number.MAX_SAFE_INTEGER : Number(l.order));
+  const cmp = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
+  return all.sort((a, b) => cmp(order(a), order(b)) || cmp(a.id, b.id));
+}
+
+/** The playground's share link that opens a lesson at its first step (the format of
+ * src/app/state.rs: base64url of the raw-deflated saved state; versioned, so links stay valid). */
+export function lessonLink(id) {
+  const saved = { app: 'pattern-playground', v: 2, lesson: id, step: 0 };
+  return 'index.html#s=' + deflateRawSync(Buffer.from(JSON.stringify(saved)), { level: 9 }).toString('base64url');
+}
+
+export function indexPage(list) {
+  const items = list
+    .map(
+      (l, i) => `    <li id="${escape(l.id)}">
+      <a class="title" href="${escape(lessonLink(l.id))}"><span class="n">${i + 1}</span>${escape(l.title)}</a>
+      <span class="meta">${escape(l.pattern)} pattern · ${l.steps.length} step${l.steps.length === 1 ? '' : 's'}</span>
+      <p>${inline(l.summary)}</p>
+    </li>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="color-scheme" content="light dark">
+  <meta name="description" content="Every lesson of Pattern Playground: MongoDB schema-design patterns you run in your browser.">
+  <title>Lessons · Pattern Playground</title>
+  <style>
+    :root { color-scheme: light dark; --bg: #fff; --fg: #1b2421; --muted: #5b6b66; --line: #cfd8d5; --accent: #00684a; --card: #f4f6f5;
+      font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+    @media (prefers-color-scheme: dark) { :root { --bg: #111816; --fg: #e3ebe8; --muted: #9db0a9; --line: #33443e; --accent: #00c170; --card: #18211e; } }
+    body { margin: 0; background: var(--bg); color: var(--fg); }
+    main { max-width: 52rem; margin: 0 auto; padding: 24px 16px 48px; }
+    h1 { font-size: 1.6rem; margin: 0 0 4px; }
+    .leaf, a { color: var(--accent); }
+    .lead { color: var(--muted); margin-top: 0; }
+    ol.lessons { list-style: none; padding: 0; display: grid; gap: 12px; }
+    ol.lessons li { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
+    a.title { font-weight: 650; font-size: 1.1rem; text-decoration: none; }
+    a.title:hover, a.title:focus { text-decoration: underline; }
+    .n { display: inline-block; width: 2em; color: var(--muted); font-variant-numeric: tabular-nums; }
+    .meta { display: block; color: var(--muted); font-size: 0.85rem; margin-left: 2em; }
+    ol.lessons p { margin: 6px 0 0 2em; }
+    code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
+    footer { color: var(--muted); font-size: 0.9rem; border-top: 1px solid var(--line); margin-top: 24px; padding-top: 12px; }
+  </style>
+</head>
+<body>
+<main>
+  <h1><span class="leaf" aria-hidden="true">◆</span> Pattern Playground</h1>
+  <p class="lead">MongoDB schema-design patterns, one lesson each. Every lesson runs real mongosh scripts on a database inside your browser: nothing to install, nothing sent anywhere.</p>
+  <h2>Lessons</h2>
+  <ol class="lessons">
+${items}
+  </ol>
+  <footer>
+    <a href="index.html">Open the playground</a> · <a href="embed-demo.html">Embed a lesson in your course page</a>
+  </footer>
+</main>
+<script src="register-sw.js" defer></script>
+</body>
+</html>
+`;
+}
+
+/** Every file under `dir`, as sorted paths relative to it, with `/` separators. */
+function files(dir, sub = '') {
+  return fs
+    .readdirSync(path.join(dir, sub), { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(dir, path.posix.join(sub, e.name)) : [path.posix.join(sub, e.name)]))
+    .sort();
+}
+
+/** dist/sw.js: www/sw.js with the list of the site's files and their version. */
+export function precache(dist) {
+  const list = files(dist).filter((f) => f !== 'sw.js');
+  const hash = createHash('sha256');
+  for (const f of list) hash.update(f + '\0').update(fs.readFileSync(path.join(dist, f)));
+  const version = hash.digest('hex').slice(0, 16);
+  const template = fs.readFileSync(path.join(www, 'sw.js'), 'utf8');
+  const marker = /\/\* PRECACHE \*\/.*\/\* END PRECACHE \*\//;
+  if (!marker.test(template)) throw new Error('www/sw.js: no /* PRECACHE */ ... /* END PRECACHE */ marker');
+  const value = JSON.stringify({ version, files: list });
+  fs.writeFileSync(path.join(dist, 'sw.js'), template.replace(marker, () => `/* PRECACHE */ ${value} /* END PRECACHE */`));
+  return { version, files: list };
+}
+
+export function stage(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of ['embed.js', 'embed-demo.html', 'register-sw.js']) fs.copyFileSync(path.join(www, f), path.join(dir, f));
+  const list = lessons();
+  fs.writeFileSync(path.join(dir, 'lessons.html'), indexPage(list));
+  return list;
+}
+
+function main([cmd, dir]) {
+  if (cmd === 'stage' && dir) {
+    const list = stage(dir);
+    console.log(`site: embed.js, embed-demo.html and lessons.html (${list.length} lessons) in ${dir}`);
+    return 0;
+  }
+  if (cmd === 'precache' && dir) {
+    const { version, files: list } = precache(dir);
+    console.log(`site: ${dir}/sw.js precaches ${list.length} files (version ${version})`);
+    return 0;
+  }
+  console.error('usage: node tools/site.mjs stage <dir> | precache <dist>');
+  return 2;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}

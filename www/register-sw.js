@@ -1,0 +1,11 @@
+// Registers the service worker (www/sw.js, written into dist/ by `make dist`), which keeps the site
+// working offline. Not in embed mode: a widget's iframe may have an opaque origin, where touching
+// navigator.serviceWorker throws, and a widget should not install the whole site on a course page.
+// Under `trunk serve` there is no sw.js and the registration fails quietly.
+try {
+  if ('serviceWorker' in navigator && location.hash.indexOf('#/embed') !== 0) {
+    navigator.serviceWorker.register('sw.js').catch(() => {});
+  }
+} catch (e) {
+  // an opaque origin: no service worker
+}
