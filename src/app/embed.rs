@@ -35,6 +35,7 @@ use wasm_bindgen::JsCast;
 use super::catalog;
 use super::editor::CodeEditor;
 use super::lesson::Lesson;
+use super::lesson_view::{uncaught, ScriptOutput};
 use super::session::Origin;
 use super::state::{self, Saved};
 use super::worker::{Engine, EngineError};
@@ -152,17 +153,6 @@ pub fn playground_link(plan: &Plan, script: &str, setup_writes: &[(String, Vec<W
         saved.session.record(Origin::Script { title: title.clone() }, writes.clone());
     }
     format!("index.html#{}{}", state::SHARE_PREFIX, state::encode(&saved))
-}
-
-/// The line that reports the error that stopped a script, as the playground shows it.
-pub fn uncaught(e: &RunError) -> String {
-    let pos = match (e.line, e.column) {
-        (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
-        (Some(l), None) => format!(" (line {l})"),
-        _ => String::new(),
-    };
-    let code = e.code_name.as_ref().map(|n| format!("[{n}] ")).unwrap_or_default();
-    format!("Uncaught {}: {}{}{}", e.name, code, e.message, pos)
 }
 
 /// Mounts embed mode into `el` when the page's fragment is an embed route; false otherwise (the
@@ -324,19 +314,7 @@ fn Embed(route: Route, plan: Plan) -> impl IntoView {
                 <ul class="pp-embed-notes">{n.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
             }))}
             <pre class="output" role="log" aria-live="polite" aria-label="Output" tabindex="0">
-                {move || {
-                    let lines = output.get();
-                    let err = run_error.get();
-                    if lines.is_empty() && err.is_none() {
-                        return view! { <span class="muted">"Run the script to see its output here."</span> }.into_any();
-                    }
-                    view! {
-                        {lines.into_iter().map(|l| view! {
-                            <span class=if l.stream == Stream::Err { "line err" } else { "line" }>{l.text}"\n"</span>
-                        }).collect_view()}
-                        {err.map(|e| view! { <span class="line err error-line">{uncaught(&e)}"\n"</span> })}
-                    }.into_any()
-                }}
+                <ScriptOutput output=output error=run_error/>
             </pre>
         </div>
     }

@@ -5,7 +5,7 @@ use leptos::task::spawn_local;
 
 use super::editor::CodeEditor;
 use super::pg::{use_pg, Tab};
-use crate::protocol::Stream;
+use crate::protocol::{OutputLine, RunError, Stream};
 
 /// Lesson Markdown as HTML (our own lesson files: trusted).
 pub fn markdown(md: &str) -> String {
@@ -95,27 +95,7 @@ pub fn LessonView() -> impl IntoView {
                 }}
                 <h3 class="sr-only" id="output-heading">"Output"</h3>
                 <pre class="output" role="log" aria-live="polite" aria-labelledby="output-heading" tabindex="0">
-                    {move || {
-                        let lines = pg.output.get();
-                        let err = pg.run_error.get();
-                        if lines.is_empty() && err.is_none() {
-                            return view! { <span class="muted">"Run the script to see its output here."</span> }.into_any();
-                        }
-                        view! {
-                            {lines.into_iter().map(|l| view! {
-                                <span class=if l.stream == Stream::Err { "line err" } else { "line" }>{l.text}"\n"</span>
-                            }).collect_view()}
-                            {err.map(|e| {
-                                let pos = match (e.line, e.column) {
-                                    (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
-                                    (Some(l), None) => format!(" (line {l})"),
-                                    _ => String::new(),
-                                };
-                                let code = e.code_name.clone().map(|n| format!("[{n}] ")).unwrap_or_default();
-                                view! { <span class="line err error-line">{format!("Uncaught {}: {}{}{}", e.name, code, e.message, pos)}"\n"</span> }
-                            })}
-                        }.into_any()
-                    }}
+                    <ScriptOutput output=pg.output error=pg.run_error/>
                 </pre>
                 <p class="after-run">
                     {move || pg.session.with(|s| format!("{} write(s) recorded in this session.", s.write_count()))}
@@ -125,4 +105,36 @@ pub fn LessonView() -> impl IntoView {
             </div>
         </div>
     }
+}
+
+/// A script's output in mongosh's format, then the error that stopped it (the contents of the
+/// output pane; embed mode shows the same).
+#[component]
+pub fn ScriptOutput(#[prop(into)] output: Signal<Vec<OutputLine>>, #[prop(into)] error: Signal<Option<RunError>>) -> impl IntoView {
+    move || {
+        let lines = output.get();
+        let err = error.get();
+        if lines.is_empty() && err.is_none() {
+            return view! { <span class="muted">"Run the script to see its output here."</span> }.into_any();
+        }
+        view! {
+            {lines.into_iter().map(|l| view! {
+                <span class=if l.stream == Stream::Err { "line err" } else { "line" }>{l.text}"\n"</span>
+            }).collect_view()}
+            {err.map(|e| view! { <span class="line err error-line">{uncaught(&e)}"\n"</span> })}
+        }
+        .into_any()
+    }
+}
+
+/// The line that reports the error that stopped a script: `Uncaught MongoServerError: [BadValue]
+/// message (line 2, column 5)`.
+pub fn uncaught(e: &RunError) -> String {
+    let pos = match (e.line, e.column) {
+        (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+        (Some(l), None) => format!(" (line {l})"),
+        _ => String::new(),
+    };
+    let code = e.code_name.as_ref().map(|n| format!("[{n}] ")).unwrap_or_default();
+    format!("Uncaught {}: {}{}{}", e.name, code, e.message, pos)
 }

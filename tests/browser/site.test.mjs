@@ -57,15 +57,25 @@ async function open(context, url) {
   return { page, errors, failed };
 }
 
+/** Runs `fn({ site, context })` with dist/ served under /playground/ and a fresh browser context. */
+async function withSite(fn) {
+  const site = await serve(DIST, { prefix: "/playground" });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    await fn({ site, context });
+  } finally {
+    await context.close();
+    await site.close();
+  }
+}
+
 test("every page of the site uses relative URLs and loads under a sub-path", async () => {
   for (const f of (await distFiles()).filter((f) => f.endsWith(".html"))) {
     const html = await readFile(join(DIST, f), "utf8");
     const absolute = [...html.matchAll(/\b(?:src|href)\s*=\s*["']?(\/[^"'\s>]*)/g)].map((m) => m[1]);
     assert.deepEqual(absolute, [], `${f} holds root-relative URLs`);
   }
-  const site = await serve(DIST, { prefix: "/playground" });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
+  await withSite(async ({ site, context }) => {
     const { page, errors, failed } = await open(context, site.url);
     await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
     for (const f of ["lessons.html", "embed-demo.html", "embed.js", "sw.js", "register-sw.js", "worker.js", "runtime.js", "engine/engine_bg.wasm"]) {
@@ -74,18 +84,13 @@ test("every page of the site uses relative URLs and loads under a sub-path", asy
     }
     assert.deepEqual(failed, []);
     assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-    await site.close();
-  }
+  });
 });
 
 test("the lesson index lists every lesson in order with its summary, and its links open them", async () => {
   const expected = await frontMatter();
   assert.ok(expected.length >= 14, `${expected.length} lessons`);
-  const site = await serve(DIST, { prefix: "/playground" });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
+  await withSite(async ({ site, context }) => {
     const { page, failed } = await open(context, `${site.url}lessons.html`);
     const items = page.locator("ol.lessons > li");
     assert.equal(await items.count(), expected.length);
@@ -112,10 +117,7 @@ test("the lesson index lists every lesson in order with its summary, and its lin
     await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
     assert.equal(await page.locator(".lesson-text h2").innerText(), last.title);
     assert.deepEqual(failed, []);
-  } finally {
-    await context.close();
-    await site.close();
-  }
+  });
 });
 
 test("once loaded, the site works offline: the service worker serves every file", async () => {
@@ -125,9 +127,7 @@ test("once loaded, the site works offline: the service worker serves every file"
   assert.deepEqual(precache.files, files.filter((f) => f !== "sw.js"));
   assert.match(precache.version, /^[0-9a-f]{16}$/);
 
-  const site = await serve(DIST, { prefix: "/playground" });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
+  await withSite(async ({ site, context }) => {
     const { page, errors } = await open(context, site.url);
     await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
     // Installed (everything cached) and in control of this page.
@@ -139,9 +139,9 @@ test("once loaded, the site works offline: the service worker serves every file"
     });
     assert.deepEqual(cached.map((u) => u.slice(site.url.length)).sort(), precache.files);
 
-    // Offline, and the server gone too.
+    // Offline, and the server gone too (it takes no new connection; withSite waits for the rest).
     await context.setOffline(true);
-    site.close(); // no new connections; finished below, once the browser's are gone
+    site.close();
     const response = await page.reload();
     assert.ok(response.fromServiceWorker(), "the page came from the service worker");
     await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
@@ -152,12 +152,9 @@ test("once loaded, the site works offline: the service worker serves every file"
     assert.equal(await page.locator("pre.output .error-line").count(), 0, await page.locator("pre.output").innerText());
     await page.screenshot({ path: join(SHOTS, "site-offline.png"), fullPage: true });
 
-    // The index too, and its links.
+    // The index too.
     await page.goto(`${site.url}lessons.html`);
     assert.equal(await page.locator("ol.lessons > li").count(), (await frontMatter()).length);
     assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-    await site.close();
-  }
+  });
 });
