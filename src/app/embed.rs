@@ -57,15 +57,19 @@ pub struct Route {
     pub lesson: Option<(String, usize)>,
     /// The host page's script, shown instead of the step's.
     pub script: Option<String>,
-    /// The widget's id on the host page (echoed in height messages).
+}
+
+/// Where a widget sits, read from its URL fragment: height messages carry its id and go to the
+/// host page's origin.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Frame {
     pub widget: String,
-    /// The host page's origin: where height messages go.
     pub host: Option<String>,
 }
 
-/// Reads an embed fragment: `None` when `hash` is not an embed route, an error when it is one
-/// with bad parameters.
-pub fn parse_route(hash: &str) -> Option<Result<Route, String>> {
+/// Reads an embed fragment: `None` when `hash` is not an embed route; else the frame, and the
+/// route or what is wrong with its parameters.
+pub fn parse_route(hash: &str) -> Option<(Frame, Result<Route, String>)> {
     let rest = hash.strip_prefix(ROUTE)?;
     let query = match rest.strip_prefix('?') {
         Some(q) => q,
@@ -83,7 +87,7 @@ pub fn parse_route(hash: &str) -> Option<Result<Route, String>> {
             _ => {}
         }
     }
-    Some((|| {
+    let route = (|| {
         let step = match &step {
             None => 0,
             Some(s) => match s.trim().parse::<usize>() {
@@ -99,8 +103,9 @@ pub fn parse_route(hash: &str) -> Option<Result<Route, String>> {
         if lesson.is_none() && script.is_none() {
             return Err("give a lesson (lesson=\"subset\") or a script (<script type=\"text/mongosh\">)".into());
         }
-        Ok(Route { lesson, script, widget, host })
-    })())
+        Ok(Route { lesson, script })
+    })();
+    Some((Frame { widget, host }, route))
 }
 
 /// The scripts a widget runs: the steps that build its data, then its own.
@@ -159,19 +164,13 @@ pub fn playground_link(plan: &Plan, script: &str, setup_writes: &[(String, Vec<W
 /// caller mounts the playground). The one hook in `pg::start`.
 pub fn mount(el: &web_sys::HtmlElement) -> bool {
     let Some(window) = web_sys::window() else { return false };
-    let Some(route) = parse_route(&window.location().hash().unwrap_or_default()) else { return false };
+    let Some((frame, route)) = parse_route(&window.location().hash().unwrap_or_default()) else { return false };
     if let Some(body) = window.document().and_then(|d| d.body()) {
         body.set_class_name("embed");
     }
-    let plan = route.as_ref().map_err(Clone::clone).and_then(|r| plan(r, &catalog::lessons()));
-    let el = el.clone();
-    match (route, plan) {
-        (Ok(route), Ok(plan)) => leptos::mount::mount_to(el, move || view! { <Embed route=route plan=plan/> }).forget(),
-        (route, Err(e)) => {
-            let (widget, host) = route.map(|r| (r.widget, r.host)).unwrap_or_default();
-            leptos::mount::mount_to(el, move || view! { <Failed message=e widget=widget host=host/> }).forget()
-        }
-        (Err(_), Ok(_)) => return false,
+    match route.and_then(|r| plan(&r, &catalog::lessons())) {
+        Ok(plan) => leptos::mount::mount_to(el.clone(), move || view! { <Embed frame=frame plan=plan/> }).forget(),
+        Err(message) => leptos::mount::mount_to(el.clone(), move || view! { <Failed frame=frame message=message/> }).forget(),
     }
     true
 }
@@ -187,7 +186,7 @@ enum Status {
 }
 
 #[component]
-fn Embed(route: Route, plan: Plan) -> impl IntoView {
+fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
     let engine = match worker_url() {
         Ok(url) => Some(Engine::new(&url)),
         Err(e) => {
@@ -276,7 +275,7 @@ fn Embed(route: Route, plan: Plan) -> impl IntoView {
 
     let link = move || playground_link(&plan.get_value(), &script.get(), &setup_writes.get());
     let root = NodeRef::<Div>::new();
-    report_height(root, route.widget.clone(), route.host.clone());
+    report_height(root, frame);
 
     view! {
         <style>{EMBED_CSS}</style>
@@ -322,9 +321,9 @@ fn Embed(route: Route, plan: Plan) -> impl IntoView {
 
 /// A widget whose parameters are wrong: says why (the course author reads it).
 #[component]
-fn Failed(message: String, widget: String, host: Option<String>) -> impl IntoView {
+fn Failed(frame: Frame, message: String) -> impl IntoView {
     let root = NodeRef::<Div>::new();
-    report_height(root, widget, host);
+    report_height(root, frame);
     view! {
         <style>{EMBED_CSS}</style>
         <div class="pp-embed" node_ref=root>
@@ -368,7 +367,7 @@ fn worker_url() -> Result<String, String> {
 
 /// Posts the widget's height to the host page whenever it changes (a ResizeObserver on the
 /// widget's root). Messages go to the host's origin when embed.js named it.
-fn report_height(root: NodeRef<Div>, widget: String, host: Option<String>) {
+fn report_height(root: NodeRef<Div>, frame: Frame) {
     Effect::new(move |done: Option<bool>| {
         if done == Some(true) {
             return true;
@@ -379,8 +378,8 @@ fn report_height(root: NodeRef<Div>, widget: String, host: Option<String>) {
             Ok(Some(p)) if !js_sys::Object::is(&p, &window) => p,
             _ => return true,
         };
-        let target = host.clone().filter(|h| h != "null").unwrap_or_else(|| "*".into());
-        let widget = widget.clone();
+        let target = frame.host.clone().filter(|h| h != "null").unwrap_or_else(|| "*".into());
+        let widget = frame.widget.clone();
         let measured: web_sys::Element = el.clone().into();
         let post = Closure::<dyn FnMut(JsValue)>::new(move |_entries: JsValue| {
             let msg = js_sys::Object::new();
@@ -431,77 +430,78 @@ fn install_hooks(engine: Engine) {
 mod tests {
     use super::*;
 
-    fn route(lesson: Option<(&str, usize)>, script: Option<&str>, widget: &str, host: Option<&str>) -> Route {
-        Route {
-            lesson: lesson.map(|(l, s)| (l.to_string(), s)),
-            script: script.map(str::to_string),
-            widget: widget.into(),
-            host: host.map(str::to_string),
-        }
+    fn route(lesson: Option<(&str, usize)>, script: Option<&str>) -> Route {
+        Route { lesson: lesson.map(|(l, s)| (l.to_string(), s)), script: script.map(str::to_string) }
+    }
+
+    fn frame(widget: &str, host: Option<&str>) -> Frame {
+        Frame { widget: widget.into(), host: host.map(str::to_string) }
     }
 
     #[test]
     fn embed_routes_are_read_from_the_fragment() {
         let ok = [
-            ("#/embed?lesson=subset&step=2&w=pp1&host=https%3A%2F%2Fcourse.example", route(Some(("subset", 1)), None, "pp1", Some("https://course.example"))),
-            ("#/embed?lesson=tree", route(Some(("tree", 0)), None, "", None)),
-            ("#/embed?step=1&lesson=tree", route(Some(("tree", 0)), None, "", None)),
-            ("#/embed?script=db.c.insertOne(%7Ba%3A%201%7D)%3B%0Adb.c.find()&w=3", route(None, Some("db.c.insertOne({a: 1});\ndb.c.find()"), "3", None)),
+            ("#/embed?lesson=subset&step=2&w=pp1&host=https%3A%2F%2Fcourse.example", route(Some(("subset", 1)), None), frame("pp1", Some("https://course.example"))),
+            ("#/embed?lesson=tree", route(Some(("tree", 0)), None), frame("", None)),
+            ("#/embed?step=1&lesson=tree", route(Some(("tree", 0)), None), frame("", None)),
+            ("#/embed?script=db.c.insertOne(%7Ba%3A%201%7D)%3B%0Adb.c.find()&w=3", route(None, Some("db.c.insertOne({a: 1});\ndb.c.find()")), frame("3", None)),
             // `+` is a space in a query; embed.js encodes with encodeURIComponent (%2B for +).
-            ("#/embed?script=print(1+%2B+2)", route(None, Some("print(1 + 2)"), "", None)),
-            ("#/embed?script=%E2%80%A8%F0%9F%8D%83&host=", route(None, Some("\u{2028}🍃"), "", None)),
-            ("#/embed?lesson=subset&step=3&script=x", route(Some(("subset", 2)), Some("x"), "", None)),
+            ("#/embed?script=print(1+%2B+2)", route(None, Some("print(1 + 2)")), frame("", None)),
+            ("#/embed?script=%E2%80%A8%F0%9F%8D%83&host=", route(None, Some("\u{2028}🍃")), frame("", None)),
+            ("#/embed?lesson=subset&step=3&script=x", route(Some(("subset", 2)), Some("x")), frame("", None)),
         ];
-        for (hash, want) in ok {
-            assert_eq!(parse_route(hash), Some(Ok(want)), "{hash}");
+        for (hash, want, at) in ok {
+            assert_eq!(parse_route(hash), Some((at, Ok(want))), "{hash}");
         }
         let not_embed = ["", "#", "#s=abc", "#/embedded?lesson=x", "#/other"];
         for hash in not_embed {
             assert_eq!(parse_route(hash), None, "{hash}");
         }
+        // A widget with bad parameters still knows where it sits, to size itself.
         let bad = [
             ("#/embed", "give a lesson"),
             ("#/embed?w=1", "give a lesson"),
             ("#/embed?lesson=subset&step=0", "step must be a number from 1, not \"0\""),
-            ("#/embed?lesson=subset&step=two", "step must be a number from 1, not \"two\""),
+            ("#/embed?lesson=subset&step=two&w=pp2&host=null", "step must be a number from 1, not \"two\""),
             ("#/embed?lesson=subset&step=-1", "step must be a number from 1"),
             ("#/embed?step=2&script=x", "a step needs a lesson"),
         ];
         for (hash, want) in bad {
             match parse_route(hash) {
-                Some(Err(e)) => assert!(e.contains(want), "{hash}: {e}"),
+                Some((_, Err(e))) => assert!(e.contains(want), "{hash}: {e}"),
                 other => panic!("{hash}: {other:?}"),
             }
         }
+        assert_eq!(parse_route("#/embed?lesson=subset&step=two&w=pp2&host=null").map(|(f, _)| f), Some(frame("pp2", Some("null"))));
     }
 
     #[test]
     fn a_step_is_prepared_by_the_steps_before_it() {
         let lessons = catalog::lessons();
         let subset = lessons.iter().find(|l| l.id == "subset").expect("the subset lesson");
-        let p = plan(&route(Some(("subset", 2)), None, "", None), &lessons).unwrap();
+        let p = plan(&route(Some(("subset", 2)), None), &lessons).unwrap();
         assert_eq!(p.title, format!("The Subset pattern · Step 3: {}", subset.steps[2].title));
         assert_eq!(p.setup, subset.steps[..2].iter().map(|s| (s.title.clone(), s.script.clone())).collect::<Vec<_>>());
         assert_eq!(p.script, subset.steps[2].script);
         assert_eq!(p.original.as_deref(), Some(subset.steps[2].script.as_str()));
 
-        let first = plan(&route(Some(("subset", 0)), Some("db.c.find()"), "", None), &lessons).unwrap();
+        let first = plan(&route(Some(("subset", 0)), Some("db.c.find()")), &lessons).unwrap();
         assert!(first.setup.is_empty());
         assert_eq!(first.script, "db.c.find()");
 
-        let inline = plan(&route(None, Some("print(1)"), "", None), &lessons).unwrap();
+        let inline = plan(&route(None, Some("print(1)")), &lessons).unwrap();
         assert_eq!((inline.title.as_str(), inline.setup.len(), inline.script.as_str(), inline.lesson), ("", 0, "print(1)", None));
 
-        let e = plan(&route(Some(("nope", 0)), None, "", None), &lessons).unwrap_err();
+        let e = plan(&route(Some(("nope", 0)), None), &lessons).unwrap_err();
         assert!(e.starts_with("there is no lesson \"nope\"; the lessons are ") && e.contains("subset"), "{e}");
-        let e = plan(&route(Some(("subset", 99)), None, "", None), &lessons).unwrap_err();
+        let e = plan(&route(Some(("subset", 99)), None), &lessons).unwrap_err();
         assert_eq!(e, format!("The Subset pattern has {} steps, not 100", subset.steps.len()));
     }
 
     #[test]
     fn the_playground_link_carries_the_edit_and_the_data() {
         let lessons = catalog::lessons();
-        let p = plan(&route(Some(("subset", 1)), None, "", None), &lessons).unwrap();
+        let p = plan(&route(Some(("subset", 1)), None), &lessons).unwrap();
         let writes = vec![("Embed every comment".to_string(), vec![WriteRecord { collection: "posts".into(), command: r#"{"insert":"posts"}"#.into() }])];
         let open = |script: &str| {
             let link = playground_link(&p, script, &writes);
@@ -515,7 +515,7 @@ mod tests {
         let edited = open("db.posts.find()");
         assert_eq!(edited.scripts.get(&1).map(String::as_str), Some("db.posts.find()"));
 
-        let inline = plan(&route(None, Some("print(1)"), "", None), &lessons).unwrap();
+        let inline = plan(&route(None, Some("print(1)")), &lessons).unwrap();
         assert_eq!(playground_link(&inline, "print(2)", &[]), "index.html");
     }
 

@@ -239,6 +239,7 @@ test("on a course site of another origin a widget keeps the playground's origin 
 <p>And a widget with a typo:</p>
 <pattern-playground lesson="subsett"></pattern-playground>
 <pattern-playground lesson="subset" step="99"></pattern-playground>
+<pattern-playground lesson="subset" step="two"></pattern-playground>
 <script src="${site.url}embed.js" defer></script>
 </body></html>`,
   );
@@ -259,10 +260,19 @@ test("on a course site of another origin a widget keeps the playground's origin 
     assert.ok(box.width > 600, `the page's max-width does not squash the widget: ${box.width}px`);
     await heightFollows(w);
 
-    for (const [i, message] of [[1, /there is no lesson "subsett"; the lessons are .*subset/], [2, /The Subset pattern has \d+ steps, not 99/]]) {
-      const f = await (await hosts.nth(i).locator("iframe").elementHandle()).contentFrame();
-      await f.locator(".notice.error").waitFor({ timeout: 60_000 });
-      assert.match(await f.locator(".notice.error").innerText(), message);
+    // Wrong parameters are reported in the widget, sized to the message.
+    const wrong = [
+      [1, /there is no lesson "subsett"; the lessons are .*subset/],
+      [2, /The Subset pattern has \d+ steps, not 99/],
+      [3, /step must be a number from 1, not "two"/],
+    ];
+    for (const [i, message] of wrong) {
+      const bad = { el: hosts.nth(i), iframe: hosts.nth(i).locator("iframe") };
+      bad.frame = await (await bad.iframe.elementHandle()).contentFrame();
+      await bad.frame.locator(".notice.error").waitFor({ timeout: 60_000 });
+      assert.match(await bad.frame.locator(".notice.error").innerText(), message);
+      const h = await heightFollows(bad);
+      assert.ok(h.outer < 200, `${h.outer}px for an error message`);
     }
     await shootWhole(page, "embed-other-origin.png");
     assert.deepEqual(errors, []);
