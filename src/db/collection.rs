@@ -188,7 +188,7 @@ impl Collection {
         let saved = if rec.size <= 1024 {
             Saved::Copy(rec.doc.clone())
         } else {
-            Saved::Bytes(rec.doc.to_vec().map_err(|e| Error::new(ErrorKind::InternalError, format!("stored document is not serializable: {e}")))?)
+            Saved::Bytes(super::wire::encode_fast(&rec.doc, rec.size)?)
         };
         let old_keys: Vec<Option<Vec<Document>>> = self.indexes.iter().map(|ix| ix.keys_of(&rec.doc).ok().flatten()).collect();
         let old_id = rec.doc.get("_id").map(value::hash_key);

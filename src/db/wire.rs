@@ -34,6 +34,115 @@ pub(super) fn batch_docs(db: &Database, dbname: &str, batch: &Batch) -> Vec<Bson
     batch.rids.iter().filter_map(|rid| c.get(*rid)).map(|r| Bson::Document(r.doc.clone())).collect()
 }
 
+/// A stored document's BSON bytes, written into a buffer of its known size (`size_hint`) without
+/// the per-field work of the bson crate's encoder (key validation, a string per array index).
+/// Values of the rare kinds (code with scope, DBPointer) go through the bson crate.
+pub(crate) fn encode_fast(doc: &Document, size_hint: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(size_hint);
+    if write_doc(&mut out, doc) {
+        Ok(out)
+    } else {
+        encode(doc)
+    }
+}
+
+/// Writes `doc`; false when it holds a value of a kind left to the bson crate.
+fn write_doc(out: &mut Vec<u8>, doc: &Document) -> bool {
+    let start = out.len();
+    out.extend_from_slice(&[0; 4]);
+    for (k, v) in doc {
+        if !write_element(out, k, v) {
+            return false;
+        }
+    }
+    out.push(0);
+    patch_len(out, start);
+    true
+}
+
+fn write_element(out: &mut Vec<u8>, key: &str, v: &Bson) -> bool {
+    if key.as_bytes().contains(&0) {
+        return false;
+    }
+    out.push(v.element_type() as u8);
+    out.extend_from_slice(key.as_bytes());
+    out.push(0);
+    let string = |out: &mut Vec<u8>, s: &str| {
+        out.extend_from_slice(&((s.len() + 1) as i32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+        out.push(0);
+    };
+    match v {
+        Bson::Double(f) => out.extend_from_slice(&f.to_le_bytes()),
+        Bson::String(s) | Bson::JavaScriptCode(s) | Bson::Symbol(s) => string(out, s),
+        Bson::Document(d) => return write_doc(out, d),
+        Bson::Array(a) => {
+            let start = out.len();
+            out.extend_from_slice(&[0; 4]);
+            let mut index = itoa_buf();
+            for (i, x) in a.iter().enumerate() {
+                if !write_element(out, index.format(i), x) {
+                    return false;
+                }
+            }
+            out.push(0);
+            patch_len(out, start);
+        }
+        Bson::Binary(b) => {
+            let sub = u8::from(b.subtype);
+            if sub == 2 {
+                return false;
+            }
+            out.extend_from_slice(&(b.bytes.len() as i32).to_le_bytes());
+            out.push(sub);
+            out.extend_from_slice(&b.bytes);
+        }
+        Bson::Undefined | Bson::Null | Bson::MinKey | Bson::MaxKey => {}
+        Bson::ObjectId(o) => out.extend_from_slice(&o.bytes()),
+        Bson::Boolean(b) => out.push(*b as u8),
+        Bson::DateTime(d) => out.extend_from_slice(&d.timestamp_millis().to_le_bytes()),
+        Bson::RegularExpression(r) => {
+            for part in [r.pattern.as_str(), r.options.as_str()] {
+                out.extend_from_slice(part.as_bytes());
+                out.push(0);
+            }
+        }
+        Bson::Int32(i) => out.extend_from_slice(&i.to_le_bytes()),
+        Bson::Timestamp(t) => {
+            out.extend_from_slice(&t.increment.to_le_bytes());
+            out.extend_from_slice(&t.time.to_le_bytes());
+        }
+        Bson::Int64(i) => out.extend_from_slice(&i.to_le_bytes()),
+        Bson::Decimal128(d) => out.extend_from_slice(&d.bytes()),
+        Bson::JavaScriptCodeWithScope(_) | Bson::DbPointer(_) => return false,
+    }
+    true
+}
+
+/// Array index keys ("0", "1", ...) without allocating a string each.
+struct IndexKey {
+    buf: [u8; 20],
+}
+
+fn itoa_buf() -> IndexKey {
+    IndexKey { buf: [0; 20] }
+}
+
+impl IndexKey {
+    fn format(&mut self, mut i: usize) -> &str {
+        let mut at = self.buf.len();
+        loop {
+            at -= 1;
+            self.buf[at] = b'0' + (i % 10) as u8;
+            i /= 10;
+            if i == 0 {
+                break;
+            }
+        }
+        std::str::from_utf8(&self.buf[at..]).unwrap_or("0")
+    }
+}
+
 fn encode(doc: &Document) -> Result<Vec<u8>> {
     doc.to_vec().map_err(|e| Error::new(ErrorKind::InternalError, format!("reply is not serializable: {e}")))
 }
@@ -56,7 +165,7 @@ fn stored_array(out: &mut Vec<u8>, db: &Database, dbname: &str, batch: &Batch) -
     if let Some(c) = db.collection(dbname, &batch.collection) {
         for (i, rec) in batch.rids.iter().filter_map(|rid| c.get(*rid)).enumerate() {
             element_header(out, 0x03, &i.to_string());
-            out.extend_from_slice(&encode(&rec.doc)?);
+            out.extend_from_slice(&encode_fast(&rec.doc, rec.size)?);
         }
     }
     out.push(0);
@@ -93,6 +202,28 @@ mod tests {
 
     /// The bytes of `run_command_bytes` are those of `run_command`'s reply, for finds that return
     /// stored documents (written from the collection) and every other reply.
+    /// The fast encoder writes what the bson crate writes, for every kind of value.
+    #[test]
+    fn fast_encoding_matches_the_bson_crate() {
+        use bson::spec::BinarySubtype;
+        use bson::{Binary, Bson, DateTime, Decimal128, Regex, Timestamp};
+        let d = doc! {
+            "d": 1.5, "s": "text é", "o": {"a": [1, {"b": null}], "e": {}}, "arr": (0..25).collect::<Vec<i32>>(),
+            "bin": Binary { subtype: BinarySubtype::Generic, bytes: vec![1, 2, 3] },
+            "u": Bson::Undefined, "oid": bson::oid::ObjectId::from_bytes([7; 12]), "t": true, "f": false,
+            "dt": DateTime::from_millis(-5), "n": null, "re": Regex { pattern: "a.c".try_into().unwrap(), options: "i".try_into().unwrap() },
+            "js": Bson::JavaScriptCode("x".into()), "sym": Bson::Symbol("y".into()), "i": 7, "ts": Timestamp { time: 3, increment: 4 },
+            "l": 9i64, "dec": Decimal128::from_bytes([1; 16]), "min": Bson::MinKey, "max": Bson::MaxKey,
+        };
+        let mut out = Vec::new();
+        assert!(super::write_doc(&mut out, &d));
+        assert_eq!(out, d.to_vec().unwrap());
+        assert_eq!(crate::value::bson_size(&d), out.len());
+        // Kinds left to the bson crate.
+        let rare = doc! {"a": 1, "old": Binary { subtype: BinarySubtype::BinaryOld, bytes: vec![9] }};
+        assert_eq!(super::encode_fast(&rare, 0).unwrap(), rare.to_vec().unwrap());
+    }
+
     #[test]
     fn reply_bytes_match_documents() {
         let mut db = Database::new();
