@@ -13,7 +13,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { deflateRawSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { createShellContext } from './run-script.mjs';
 import { lessonFiles, parseLesson } from './run-lessons.mjs';
@@ -35,12 +34,9 @@ export function lessons() {
   return all.sort((a, b) => cmp(order(a), order(b)) || cmp(a.id, b.id));
 }
 
-/** The playground's share link that opens a lesson at its first step (the format of
- * src/app/state.rs: base64url of the raw-deflated saved state; versioned, so links stay valid). */
-export function lessonLink(id) {
-  const saved = { app: 'pattern-playground', v: 2, lesson: id, step: 0 };
-  return 'index.html#s=' + deflateRawSync(Buffer.from(JSON.stringify(saved)), { level: 9 }).toString('base64url');
-}
+/** The playground's link to a lesson (`?lesson=<id>`: it opens there, unless the learner's saved
+ * state is on that lesson already, which it keeps). */
+export const lessonLink = (id) => `index.html?lesson=${encodeURIComponent(id)}`;
 
 export function indexPage(list) {
   const items = list

@@ -6,7 +6,6 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { inflateRawSync } from "node:zlib";
 import { serve } from "./server.mjs";
 import { ROOT, DIST, SHOTS, launch } from "./browser.mjs";
 
@@ -98,17 +97,16 @@ test("the lesson index lists every lesson in order with its summary, and its lin
     for (let i = 0; i < expected.length; i++) {
       const li = items.nth(i);
       const href = await li.locator("a.title").getAttribute("href");
-      const saved = JSON.parse(inflateRawSync(Buffer.from(href.replace(/^index\.html#s=/, ""), "base64url")).toString());
       shown.push({
         id: await li.getAttribute("id"),
         title: (await li.locator("a.title").innerText()).replace(/^\d+/, "").trim(),
         summary: (await li.locator("p").innerText()).trim(),
-        link: saved.lesson,
+        link: href,
       });
     }
     assert.deepEqual(
       shown,
-      expected.map((l) => ({ id: l.id, title: l.title, summary: l.summary.replace(/`/g, ""), link: l.id })),
+      expected.map((l) => ({ id: l.id, title: l.title, summary: l.summary.replace(/`/g, ""), link: `index.html?lesson=${l.id}` })),
     );
     await page.screenshot({ path: join(SHOTS, "site-lessons.png"), fullPage: true });
     // The last lesson's link opens the playground on it.
