@@ -1,9 +1,11 @@
 // An esbuild plugin for tools/build-runtime.mjs: js-bson's byte utilities for platforms without
 // Node's Buffer (a browser worker, and the runner's vm context) encode every key and string with
 // `new TextEncoder().encode(s)` — a fresh encoder and a fresh array per field — and decode short
-// strings by spreading an array into a fresh string every time, keys included. These are the hot paths of every command and reply, so this
-// rewrites them, at bundle time, to ASCII loops with one shared TextEncoder/encodeInto for the
-// rest. Results are byte-for-byte the same (UTF-8, lone surrogates as U+FFFD, as TextEncoder).
+// strings by spreading an array into a fresh string every time, keys included. These are the hot
+// paths of every command and reply, so this rewrites them, at bundle time: ASCII loops with one
+// shared TextEncoder/encodeInto for encoding, and a small cache for short ASCII strings when
+// decoding (a 20 000-read bench decodes 2.3 M short strings: concatenation took 1.5 s, js-bson's
+// spread 0.4 s, the cache 0.06 s). Results are byte-for-byte the same (UTF-8, lone surrogates as U+FFFD, as TextEncoder).
 // If js-bson's source changes shape the build fails here rather than silently keeping the slow
 // path.
 import fs from 'node:fs';
@@ -51,7 +53,7 @@ const REWRITES = [
     from: `    toUTF8(uint8array, start, end, fatal) {
         const basicLatin = end - start <= 20 ? tryReadBasicLatin(uint8array, start, end) : null;`,
     to: `    toUTF8(uint8array, start, end, fatal) {
-        const basicLatin = end - start <= 12 ? readAscii(uint8array, start, end) : null;`,
+        const basicLatin = end - start <= 20 ? readAscii(uint8array, start, end) : null;`,
   },
   {
     from: `const webByteUtils = {`,
@@ -83,17 +85,6 @@ function readAscii(uint8array, start, end) {
         s = String.fromCharCode.apply(null, codes);
     }
     asciiCache[h] = s;
-    return s;
-}
-const webByteUtils = {`,
-    to: `let sharedTextEncoder;
-function readAscii(uint8array, start, end) {
-    let s = '';
-    for (let i = start; i < end; i++) {
-        const b = uint8array[i];
-        if (b > 0x7f) return null;
-        s += String.fromCharCode(b);
-    }
     return s;
 }
 const webByteUtils = {`,

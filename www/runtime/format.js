@@ -16,6 +16,7 @@ function dateInspect(depth, options) {
 
 /** util.inspect with mongosh's options (and the ISODate form of dates while it runs). */
 export function inspect(value, options = {}) {
+  installServerInspect();
   const had = Object.prototype.hasOwnProperty.call(Date.prototype, customInspect);
   if (!had) Object.defineProperty(Date.prototype, customInspect, { value: dateInspect, configurable: true, writable: true });
   try {
@@ -31,31 +32,42 @@ export function inspect(value, options = {}) {
 
 function deepInspect(depth, options, inspectFn) {
   const copy = Array.isArray(this) ? this.slice() : { ...this };
-  delete copy[customInspect];
   return inspectFn(copy, { ...options, depth: Infinity, maxArrayLength: Infinity, maxStringLength: Infinity });
 }
 
-function mark(obj) {
-  if (!Object.prototype.hasOwnProperty.call(obj, customInspect)) {
-    try {
-      Object.defineProperty(obj, customInspect, { value: deepInspect, enumerable: false, writable: true, configurable: true });
-    } catch {
-      // a frozen object keeps its default form
-    }
-  }
+// mongosh gives each such object its own hidden `inspect.custom` property. Defining a property
+// on every object of every reply is costly (it was a sixth of a findOne's time) and slows later
+// property access on them, so the objects are remembered in a WeakSet instead, and one
+// non-enumerable `inspect.custom` on Object.prototype (installed at the first print) formats
+// those in the set at full depth and hands every other object back to the default formatting
+// (util.inspect formats the value itself when its custom function returns it).
+const fromServer = new WeakSet();
+
+function serverInspect(depth, options, inspectFn) {
+  return fromServer.has(this) ? deepInspect.call(this, depth, options, inspectFn) : this;
+}
+
+function installServerInspect() {
+  if (Object.prototype[customInspect] === serverInspect) return;
+  Object.defineProperty(Object.prototype, customInspect, { value: serverInspect, enumerable: false, writable: true, configurable: true });
 }
 
 /** mongosh's addCustomInspect: every document, array and sub-document a command returned is
  * printed with unlimited depth and array length (each formatted on its own, as mongosh does). */
 export function addCustomInspect(obj) {
   if (Array.isArray(obj)) {
-    mark(obj);
-    for (const item of obj) addCustomInspect(item);
+    fromServer.add(obj);
+    for (let i = 0; i < obj.length; i++) {
+      const item = obj[i];
+      if (item !== null && typeof item === 'object') addCustomInspect(item);
+    }
   } else if (obj !== null && typeof obj === 'object' && !bsonType(obj)) {
-    const tag = Object.prototype.toString.call(obj);
-    if (tag === '[object Date]' || tag === '[object RegExp]') return obj;
-    mark(obj);
-    for (const value of Object.values(obj)) addCustomInspect(value);
+    if (obj instanceof Date || obj instanceof RegExp) return obj;
+    fromServer.add(obj);
+    for (const key in obj) {
+      const value = obj[key];
+      if (value !== null && typeof value === 'object') addCustomInspect(value);
+    }
   }
   return obj;
 }
