@@ -55,6 +55,12 @@ impl Engine {
     /// Runs one command (a BSON document) and returns the server's reply as BSON: `{ ..., ok: 1 }`
     /// or `{ ok: 0, errmsg, code, codeName }`.
     pub fn command(&mut self, bytes: &[u8]) -> Vec<u8> {
+        // Refused before decoding: decoding a deeply nested document recurses.
+        if let Ok(raw) = bson::RawDocument::from_bytes(bytes) {
+            if crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING) {
+                return to_bytes(&crate::db::nesting_error().to_reply());
+            }
+        }
         match Document::from_reader(bytes) {
             // Written straight to bytes: a find's stored documents are not copied first.
             Ok(cmd) => self.db.run_command_bytes(&cmd),

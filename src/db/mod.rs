@@ -117,6 +117,11 @@ impl Default for Database {
     }
 }
 
+/// The reply to a command nested deeper than the server accepts.
+pub fn nesting_error() -> Error {
+    Error::new(ErrorKind::Overflow, format!("BSONObj exceeded maximum nested object depth: {}", crate::value::MAX_NESTING))
+}
+
 impl Database {
     pub fn new() -> Database {
         let clock = if cfg!(target_arch = "wasm32") { Clock::Fixed(1_704_067_200_000) } else { Clock::System };
@@ -199,6 +204,11 @@ impl Database {
     /// Runs a command: the reply with `ok: 1` (and its first batch by record), or the error reply.
     fn dispatch(&mut self, cmd: &Document) -> std::result::Result<commands::Dispatched, Document> {
         self.reports.clear();
+        if crate::value::nests_deeper_than(cmd, crate::value::MAX_NESTING) {
+            // The server refuses such a message before running anything (`validateBSON`).
+            self.last_cost = Cost::default();
+            return Err(nesting_error().to_reply());
+        }
         let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
         match commands::dispatch(self, cmd, env) {
             Ok((mut d, cost)) => {

@@ -447,6 +447,9 @@ fn id_scan(coll: &Collection, ids: Vec<Bson>) -> Option<IxScan> {
     Some(IxScan { index, bounds: vec![pts.into_iter().map(Interval::point).collect()], reverse: false, provides_sort: false })
 }
 
+/// How many key ranges a scan seeks at most (the product of its leading fields' intervals).
+const MAX_SEEK_RANGES: usize = 4096;
+
 /// The key ranges of a scan, in index order: the combinations of the leading point fields'
 /// values, then the intervals of the next field; later fields unbounded (checked per key).
 fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
@@ -456,7 +459,13 @@ fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
     while depth < n && scan.bounds[depth].iter().all(Interval::is_point) {
         depth += 1;
     }
-    let seek = (depth + 1).min(n);
+    let mut seek = (depth + 1).min(n);
+    // The seek keys are the product of the leading fields' intervals: past a bound, seek on
+    // fewer fields (the keys in between are still checked against every field's bounds), so
+    // `$in` lists on a compound index cannot multiply into millions of ranges.
+    while seek > 1 && scan.bounds[..seek].iter().try_fold(1usize, |p, ivs| p.checked_mul(ivs.len()).filter(|p| *p <= MAX_SEEK_RANGES)).is_none() {
+        seek -= 1;
+    }
     // Each field's intervals in index order.
     let ordered: Vec<Vec<Interval>> = scan
         .bounds

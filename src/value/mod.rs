@@ -48,6 +48,35 @@ pub fn value_size(v: &Bson) -> usize {
     }
 }
 
+/// How deeply the server lets a BSON object nest (`BSONDepth::getMaxAllowableDepth`): deeper
+/// commands are refused before they are parsed.
+pub const MAX_NESTING: usize = 200;
+
+/// True when `doc` has objects or arrays nested more than `max` levels below it. Stops looking
+/// past `max`, so deeply nested input cannot exhaust the stack.
+pub fn nests_deeper_than(doc: &Document, max: usize) -> bool {
+    fn value(v: &Bson, left: usize) -> bool {
+        match v {
+            Bson::Document(d) => left == 0 || d.values().any(|x| value(x, left - 1)),
+            Bson::Array(a) => left == 0 || a.iter().any(|x| value(x, left - 1)),
+            _ => false,
+        }
+    }
+    doc.values().any(|v| value(v, max))
+}
+
+/// [`nests_deeper_than`] on BSON bytes, before they are decoded (decoding recurses).
+pub fn raw_nests_deeper_than(doc: &bson::RawDocument, max: usize) -> bool {
+    fn value(v: bson::RawBsonRef<'_>, left: usize) -> bool {
+        match v {
+            bson::RawBsonRef::Document(d) => left == 0 || d.iter().any(|e| e.is_ok_and(|(_, x)| value(x, left - 1))),
+            bson::RawBsonRef::Array(a) => left == 0 || a.into_iter().any(|e| e.is_ok_and(|x| value(x, left - 1))),
+            _ => false,
+        }
+    }
+    doc.iter().any(|e| e.is_ok_and(|(_, v)| value(v, max)))
+}
+
 fn decimal_digits(mut i: usize) -> usize {
     let mut n = 1;
     while i >= 10 {

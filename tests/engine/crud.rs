@@ -1331,3 +1331,53 @@ fn failed_in_place_update_restores_the_document() {
         assert_eq!(ids, vec![Bson::Int32(1)]);
     }
 }
+
+/// Regression: a command nested thousands of levels deep overflowed the stack (the filter
+/// parser recurses; the WebAssembly worker has a 1 MiB stack). The server refuses messages
+/// nested deeper than 200 levels before running them, and so does the engine now, both on a
+/// decoded command and on BSON bytes before they are decoded.
+#[test]
+fn deeply_nested_commands_are_refused_not_a_stack_overflow() {
+    let refused = doc! {"ok": 0.0, "code": 15, "codeName": "Overflow", "errmsg": "BSONObj exceeded maximum nested object depth: 200"};
+    // The command is built and dropped on a roomy stack (dropping a deep `Document` recurses,
+    // which is the caller's business); the engine runs it on a 1 MiB stack, as in the worker.
+    let run_deep = |depth: usize| {
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let mut filter = doc! {"a": 1};
+                for _ in 0..depth {
+                    filter = doc! {"$and": [filter]};
+                }
+                let cmd = doc! {"find": "c", "filter": filter};
+                let mut db = new_db();
+                db.run_command(&ins(vec![doc! {"_id": 1, "a": 1}]));
+                std::thread::scope(|s| {
+                    std::thread::Builder::new().stack_size(1 << 20).spawn_scoped(s, || db.run_command(&cmd)).expect("thread").join().expect("no stack overflow")
+                })
+            })
+            .expect("thread")
+            .join()
+            .expect("no stack overflow")
+    };
+    contains(&run_deep(1000), &refused).unwrap();
+    // 99 `$and` levels: 199 nested objects below the command, within the limit.
+    contains(&run_deep(99), &doc! {"ok": 1.0, "cursor": {"firstBatch": [{"_id": 1, "a": 1}], "id": 0i64, "ns": "test.c"}}).unwrap();
+    // BSON bytes nested `depth` levels (`{a: {a: ...}}`), checked without decoding them.
+    let nested = |depth: usize| {
+        let mut bytes = Vec::new();
+        for k in (1..=depth).rev() {
+            bytes.extend_from_slice(&(5 + 8 * k as i32).to_le_bytes());
+            bytes.extend_from_slice(&[0x03, b'a', 0]);
+        }
+        bytes.extend_from_slice(&[5, 0, 0, 0, 0]);
+        bytes.extend(std::iter::repeat_n(0u8, depth));
+        bytes
+    };
+    let max = pattern_playground::value::MAX_NESTING;
+    for (depth, deeper) in [(10_000, true), (max + 1, true), (max, false), (3, false)] {
+        let bytes = nested(depth);
+        let raw = bson::RawDocument::from_bytes(&bytes).expect("well-formed BSON");
+        assert_eq!(pattern_playground::value::raw_nests_deeper_than(raw, max), deeper, "depth {depth}");
+    }
+}

@@ -921,6 +921,70 @@ fn trigonometry_bitwise_and_timestamps() {
     ]);
 }
 
+/// Regression: `$dateTrunc` with a bin size whose months overflowed to zero (2^62 years)
+/// divided by zero. The server refuses calendar bin sizes past 1e11 and reports millisecond
+/// arithmetic that overflows.
+#[test]
+fn date_trunc_huge_bin_sizes_are_errors_not_a_division_by_zero() {
+    let d = doc! {"t": date(1_600_000_000_000)};
+    let trunc = |unit: &str, bin: i64| bson!({"$dateTrunc": {"date": "$t", "unit": unit, "binSize": bin}});
+    check(vec![
+        (trunc("year", 100_000_000_000), d.clone(), v(date(946_684_800_000))),
+        (trunc("millisecond", i64::MAX), d.clone(), v(date(946_684_800_000))),
+    ]);
+    check_err(vec![
+        (trunc("year", 1 << 62), d.clone(), 5439006, "dateTrunc unsupported binSize value"),
+        (trunc("quarter", 1 << 62), d.clone(), 5439006, "dateTrunc unsupported binSize value"),
+        (trunc("day", 100_000_000_001), d.clone(), 5439006, "dateTrunc unsupported binSize value"),
+        (trunc("hour", i64::MAX), d.clone(), 5439002, "dateTrunc overflowed"),
+        (
+            bson!({"$dateTrunc": {"date": date(i64::MIN), "unit": "second", "binSize": 1}}),
+            d.clone(),
+            5439000,
+            "dateTrunc overflowed",
+        ),
+    ]);
+}
+
+/// Every operator, given extreme values (integer and date limits, NaN, infinities, decimal
+/// extremes, multi-byte strings, empty and nested arrays) as one or two operands, or as every
+/// field of its argument object, returns a value or an error: never a panic.
+#[test]
+fn every_operator_with_extreme_arguments_never_panics() {
+    use pattern_playground::expr::registry::OPERATORS;
+    let extremes = vec![
+        bson!(0), bson!(-1), bson!(i32::MAX), bson!(i32::MIN), bson!(i64::MAX), bson!(i64::MIN), bson!(1i64 << 62),
+        bson!(-0.0), bson!(1e300), bson!(f64::NAN), bson!(f64::NEG_INFINITY), bson!(2147483648.0),
+        dec("NaN"), dec("-Infinity"), dec("1E+6144"), dec("1E-6176"),
+        bson!(""), bson!("é😀"), bson!("%"), bson!("$s"), bson!([]), bson!([[1], "a", null]), bson!({}), Bson::Null,
+        date(i64::MAX), date(i64::MIN), Bson::Timestamp(bson::Timestamp { time: u32::MAX, increment: u32::MAX }),
+    ];
+    let small = [bson!(1), bson!(-2), bson!(2.5), bson!("b"), bson!([1, 2])];
+    let d = doc! {"s": "héllo", "a": [3, 1, 2]};
+    let mut panics = Vec::new();
+    for (name, _) in OPERATORS {
+        let mut specs: Vec<Bson> = Vec::new();
+        for x in &extremes {
+            specs.push(bson!({ *name: x.clone() }));
+            specs.push(bson!({ *name: [x.clone()] }));
+            for y in &small {
+                specs.push(bson!({ *name: [x.clone(), y.clone()] }));
+                specs.push(bson!({ *name: [y.clone(), x.clone()] }));
+                specs.push(bson!({ *name: [y.clone(), x.clone(), x.clone()] }));
+            }
+            let keys = ["input", "n", "date", "unit", "amount", "binSize", "startDate", "endDate", "timezone", "format", "year", "month", "day", "millisecond", "to", "regex", "find", "replacement", "chars", "limit", "p"];
+            specs.push(bson!({ *name: keys.iter().map(|k| (k.to_string(), x.clone())).collect::<Document>() }));
+        }
+        for spec in specs {
+            let outcome = std::panic::catch_unwind(|| run(&spec, &d).map(|_| ()));
+            if outcome.is_err() {
+                panics.push(spec.to_string());
+            }
+        }
+    }
+    assert!(panics.is_empty(), "{} expressions panicked:\n{}", panics.len(), panics.join("\n"));
+}
+
 #[test]
 fn registry_names_are_unique_operators() {
     use pattern_playground::expr::registry::{is_operator, OPERATORS};

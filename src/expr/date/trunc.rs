@@ -56,13 +56,19 @@ impl Op for DateTrunc {
         } else {
             7
         };
+        let overflowed = |code| Error::code(code, "dateTrunc overflowed");
+        // Calendar bins (days and longer) go through the server's dateAdd, which handles bin
+        // sizes up to 1e11; sub-day bins must fit in 64-bit milliseconds.
+        if !matches!(unit, Unit::Millisecond | Unit::Second | Unit::Minute | Unit::Hour) && bin_size > 100_000_000_000 {
+            return Err(Error::code(5439006, "dateTrunc unsupported binSize value"));
+        }
         let local = tz.to_local(ms);
         let reference_days = days_from_civil(2000, 1, 1);
         let out_local = match unit {
             Unit::Millisecond | Unit::Second | Unit::Minute | Unit::Hour | Unit::Day => {
-                let size = unit.ms().saturating_mul(bin_size);
-                let since = local - reference_days * MS_PER_DAY;
-                reference_days * MS_PER_DAY + since.div_euclid(size) * size
+                let size = unit.ms().checked_mul(bin_size).ok_or_else(|| overflowed(5439002))?;
+                let since = local.checked_sub(reference_days * MS_PER_DAY).ok_or_else(|| overflowed(5439000))?;
+                local.checked_sub(since.rem_euclid(size)).ok_or_else(|| overflowed(5439001))?
             }
             Unit::Week => {
                 // The first week start on or after the reference day.
