@@ -9,6 +9,7 @@ use bson::{Bson, Document};
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
 use crate::query::Matcher;
+use crate::update::Undo;
 use crate::value;
 
 use super::index::{self, Index};
@@ -131,7 +132,13 @@ impl Collection {
     /// Checks that `doc` could be stored as record `rid` (a new record when `rid` is not
     /// stored yet): `_id` and unique keys.
     pub fn check_write(&self, doc: &Document, rid: u64) -> Result<()> {
-        if let (Some(ix), Some(id)) = (&self.id_index, doc.get("_id")) {
+        self.check_write_where(doc, rid, true, &vec![true; self.indexes.len()])
+    }
+
+    /// [`Collection::check_write`] of the `_id` (when `id`) and of the indexes marked in `indexes`
+    /// (the others are known not to change).
+    fn check_write_where(&self, doc: &Document, rid: u64, id: bool, indexes: &[bool]) -> Result<()> {
+        if let (Some(ix), Some(id), true) = (&self.id_index, doc.get("_id"), id) {
             if let Some(other) = ix.get(&value::hash_key(id)) {
                 if *other != rid {
                     let mut key = Document::new();
@@ -140,7 +147,7 @@ impl Collection {
                 }
             }
         }
-        for ix in self.indexes.iter().filter(|i| !i.is_id()) {
+        for (ix, _) in self.indexes.iter().zip(indexes).filter(|(i, check)| **check && !i.is_id()) {
             ix.check_unique(&self.ns, doc, rid)?;
             if !ix.unique {
                 // Key generation errors (parallel arrays) apply to every index.
@@ -175,57 +182,69 @@ impl Collection {
         Ok(())
     }
 
-    /// Updates record `rid` in place: `change` edits the stored document itself and says whether
-    /// it modified it. When `change` fails, or the result fails the write checks (`_id`, unique
-    /// keys), the record is restored from what was kept aside before (a copy of a small
-    /// document, the BSON bytes of a large one: one buffer instead of an allocation per field),
-    /// and the error returned.
+    /// Updates record `rid` in place: `save` keeps aside what restores the document (see
+    /// [`Undo`]: the top-level fields an update changes), `change` edits the stored document
+    /// itself and returns its new BSON size when it modified it. When `change` fails, or the
+    /// result fails the write checks (`_id`, unique keys), the record is restored from what was
+    /// kept aside and the error returned. Only the indexes whose keys can change (those on a
+    /// field the update touches) are checked and moved.
     /// Returns the new BSON size when the document was modified. Used where no one needs the old
     /// document (no validator, no returned before-image).
-    pub fn update_in_place(&mut self, rid: u64, change: impl FnOnce(&mut Document) -> Result<bool>) -> Result<Option<usize>> {
+    pub fn update_in_place(
+        &mut self,
+        rid: u64,
+        save: impl FnOnce(&Document) -> Undo,
+        change: impl FnOnce(&mut Document) -> Result<Option<usize>>,
+    ) -> Result<Option<usize>> {
         let Some(rec) = self.records.get_mut(&rid) else { return Ok(None) };
-        // A small document is quicker to copy than to encode; a large one the other way round.
-        let saved = if rec.size <= 1024 {
-            Saved::Copy(rec.doc.clone())
-        } else {
-            Saved::Bytes(super::wire::encode_fast(&rec.doc, rec.size)?)
-        };
-        let old_keys: Vec<Option<Vec<Document>>> = self.indexes.iter().map(|ix| ix.keys_of(&rec.doc).ok().flatten()).collect();
-        let old_id = rec.doc.get("_id").map(value::hash_key);
+        let undo = save(&rec.doc);
+        let affected: Vec<bool> = self.indexes.iter().map(|ix| ix.may_change(|f| undo.touches(f))).collect();
+        let old_keys: Vec<Option<Vec<Document>>> = self
+            .indexes
+            .iter()
+            .zip(&affected)
+            .map(|(ix, a)| if *a { ix.keys_of(&rec.doc).ok().flatten() } else { None })
+            .collect();
+        let id_touched = undo.touches("_id");
+        let old_id = if id_touched { rec.doc.get("_id").map(value::hash_key) } else { None };
         let old_size = rec.size;
         let mut doc = std::mem::take(&mut rec.doc);
-        let checked = change(&mut doc).and_then(|modified| if modified { self.check_write(&doc, rid).map(|_| true) } else { Ok(false) });
+        let checked = change(&mut doc).and_then(|size| match size {
+            Some(size) => self.check_write_where(&doc, rid, id_touched, &affected).map(|_| Some(size)),
+            None => Ok(None),
+        });
         let Some(rec) = self.records.get_mut(&rid) else { return Ok(None) };
-        let modified = match checked {
-            Ok(m) => m,
+        let size = match checked {
+            Ok(Some(size)) => size,
+            Ok(None) => {
+                rec.doc = doc;
+                return Ok(None);
+            }
             Err(e) => {
-                rec.doc = match saved {
-                    Saved::Copy(d) => d,
-                    Saved::Bytes(b) => Document::from_reader(b.as_slice()).unwrap_or(doc),
-                };
+                undo.restore(&mut doc);
+                rec.doc = doc;
                 return Err(e);
             }
         };
-        if !modified {
-            rec.doc = doc;
-            return Ok(None);
-        }
-        let size = value::bson_size(&doc);
         rec.size = size;
         self.data_size = self.data_size - old_size + size;
-        let new_id = doc.get("_id").map(value::hash_key);
-        if let (Some(ix), true) = (&mut self.id_index, old_id != new_id) {
-            if let Some(k) = &old_id {
-                if ix.get(k) == Some(&rid) {
-                    ix.remove(k);
+        if id_touched {
+            let new_id = doc.get("_id").map(value::hash_key);
+            if let (Some(ix), true) = (&mut self.id_index, old_id != new_id) {
+                if let Some(k) = &old_id {
+                    if ix.get(k) == Some(&rid) {
+                        ix.remove(k);
+                    }
+                }
+                if let Some(k) = new_id {
+                    ix.insert(k, rid);
                 }
             }
-            if let Some(k) = new_id {
-                ix.insert(k, rid);
-            }
         }
-        for (ix, old) in self.indexes.iter_mut().zip(old_keys) {
-            ix.rekey(old, &doc, rid);
+        for ((ix, old), a) in self.indexes.iter_mut().zip(old_keys).zip(affected) {
+            if a {
+                ix.rekey(old, &doc, rid);
+            }
         }
         rec.doc = doc;
         Ok(Some(size))
@@ -286,12 +305,6 @@ impl Collection {
             ix.remove(doc, rid);
         }
     }
-}
-
-/// A stored document kept aside while it is updated in place.
-enum Saved {
-    Copy(Document),
-    Bytes(Vec<u8>),
 }
 
 /// The `_id` values a filter is restricted to by a top-level equality, if it has one the index

@@ -265,6 +265,12 @@ impl Index {
         self.partial.is_some()
     }
 
+    /// Whether a document's keys in this index may change when only the top-level fields for
+    /// which `touched` is true change (a partial index: always).
+    pub fn may_change(&self, touched: impl Fn(&str) -> bool) -> bool {
+        self.partial.is_some() || self.key.keys().any(|f| touched(f.split('.').next().unwrap_or(f)))
+    }
+
     /// True for the `_id` index.
     pub fn is_id(&self) -> bool {
         self.name == ID_INDEX_NAME

@@ -16,6 +16,7 @@ mod path;
 mod pipeline;
 mod registry;
 mod tree;
+mod undo;
 mod validate;
 
 use bson::{Bson, Document, Timestamp};
@@ -29,6 +30,7 @@ use crate::value::{bson_size, compare, display};
 
 use modifier::identical_docs;
 use tree::{Ctx, Node, ObjectNode, ParseCx};
+pub use undo::Undo;
 
 /// The largest document a user may store (`BSONObjMaxUserSize`).
 pub const MAX_DOCUMENT_SIZE: usize = 16 * 1024 * 1024;
@@ -123,6 +125,16 @@ impl Update {
         Ok(applied)
     }
 
+    /// What to keep aside before [`Update::apply_in_place`] changes `doc`, to restore it when the
+    /// update or the write fails: the top-level fields an operator update changes (only the
+    /// length of an array it appends to), the whole document for a replacement or a pipeline.
+    pub fn undo_point(&self, doc: &Document) -> Undo {
+        match &self.kind {
+            Kind::Modifiers { root, .. } => Undo::fields(root.fields(), doc),
+            _ => Undo::whole(doc),
+        }
+    }
+
     /// Applies the update to `doc` itself, without copying it first (operator updates change only
     /// the paths they touch: a `$push` onto a long array appends one element). Same checks and
     /// errors as [`Update::apply`], but on an error `doc` may be left partly updated: the caller
@@ -130,8 +142,9 @@ impl Update {
     pub fn apply_in_place(&self, doc: &mut Document, positional: Option<usize>, inserting: bool, env: &Env) -> Result<InPlace> {
         let Kind::Modifiers { root, .. } = &self.kind else {
             let a = self.apply(doc, positional, inserting, env)?;
+            let size = if a.modified { bson_size(&a.doc) } else { 0 };
             *doc = a.doc;
-            return Ok(InPlace { changed_paths: a.changed_paths, modified: a.modified });
+            return Ok(InPlace { changed_paths: a.changed_paths, modified: a.modified, size });
         };
         let mut cx = Ctx {
             env,
@@ -151,7 +164,7 @@ impl Update {
         *doc = out;
         applied?;
         if !cx.modified {
-            return Ok(InPlace { changed_paths: Vec::new(), modified: false });
+            return Ok(InPlace { changed_paths: Vec::new(), modified: false, size: 0 });
         }
         if inserting {
             id_first(doc);
@@ -159,8 +172,8 @@ impl Update {
                 validate::id_value(id)?;
             }
         }
-        check_size(doc, inserting)?;
-        Ok(InPlace { changed_paths: cx.changed, modified: true })
+        let size = check_size(doc, inserting)?;
+        Ok(InPlace { changed_paths: cx.changed, modified: true, size })
     }
 }
 
@@ -171,18 +184,21 @@ pub struct InPlace {
     pub changed_paths: Vec<String>,
     /// As [`Applied::modified`].
     pub modified: bool,
+    /// The document's BSON size after the update (when modified).
+    pub size: usize,
 }
 
-/// The size limit of an updated (17419) or upserted (17420) document.
-fn check_size(doc: &Document, inserting: bool) -> Result<()> {
-    if bson_size(doc) > MAX_DOCUMENT_SIZE {
+/// The size limit of an updated (17419) or upserted (17420) document; returns the size.
+fn check_size(doc: &Document, inserting: bool) -> Result<usize> {
+    let size = bson_size(doc);
+    if size > MAX_DOCUMENT_SIZE {
         return Err(if inserting {
             Error::code(17420, format!("Document to upsert is larger than {MAX_DOCUMENT_SIZE}"))
         } else {
             Error::code(17419, format!("Resulting document after update is larger than {MAX_DOCUMENT_SIZE}"))
         });
     }
-    Ok(())
+    Ok(size)
 }
 
 /// Checks a replacement document (`replaceOne`, `findOneAndReplace`, an update command whose

@@ -42,6 +42,18 @@ pub(crate) struct ArrayNode {
     children: Vec<(String, Node)>,
 }
 
+impl Node {
+    /// The children of an object node by field name (for the root: the top-level fields the
+    /// update changes).
+    pub(crate) fn fields(&self) -> impl Iterator<Item = (&str, &Node)> {
+        let children = match self {
+            Node::Object(o) => o.children.as_slice(),
+            _ => &[],
+        };
+        children.iter().map(|(k, n)| (k.as_str(), n))
+    }
+}
+
 fn insert_sorted(children: &mut Vec<(String, Node)>, name: String, node: Node) {
     let at = children.iter().position(|(k, _)| cmp_fields(&name, k) == Ordering::Less).unwrap_or(children.len());
     children.insert(at, (name, node));

@@ -180,6 +180,14 @@ fn write_key(v: &Bson, out: &mut Vec<u8>) {
             out.push(0xff);
         }
         Bson::Null | Bson::Undefined | Bson::MinKey | Bson::MaxKey => {}
+        // Fixed-width values (the common non-numeric keys: `_id`s, dates) without a BSON round trip.
+        Bson::ObjectId(o) => out.extend_from_slice(&o.bytes()),
+        Bson::DateTime(d) => out.extend_from_slice(&d.timestamp_millis().to_le_bytes()),
+        Bson::Boolean(b) => out.push(u8::from(*b)),
+        Bson::Timestamp(t) => {
+            out.extend_from_slice(&t.time.to_le_bytes());
+            out.extend_from_slice(&t.increment.to_le_bytes());
+        }
         other => {
             let mut d = Document::new();
             d.insert("", other.clone());

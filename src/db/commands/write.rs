@@ -225,13 +225,18 @@ pub(crate) fn update_statement(
             let mut changed_paths = Vec::new();
             let Some(cm) = db.collection_mut(dbname, coll) else { break };
             let mut found = false;
-            let written = cm.update_in_place(rid, |doc| {
-                found = true;
-                let r = apply_in_place(spec, doc, details.elem_index, env)?;
-                changed_paths = r.changed_paths;
-                Ok(r.modified)
-            })
-            .map_err(ex)?;
+            let written = cm
+                .update_in_place(
+                    rid,
+                    |doc| spec.0.undo_point(doc),
+                    |doc| {
+                        found = true;
+                        let r = apply_in_place(spec, doc, details.elem_index, env)?;
+                        changed_paths = r.changed_paths;
+                        Ok(r.modified.then_some(r.size))
+                    },
+                )
+                .map_err(ex)?;
             if !found {
                 continue;
             }

@@ -42,6 +42,12 @@ pub(crate) fn parse(_field: &str, v: &Bson) -> Result<Push> {
 }
 
 impl Push {
+    /// True when the operator only appends to an existing array (no `$position`, `$sort` or
+    /// `$slice`).
+    pub(crate) fn appends_only(&self) -> bool {
+        self.position == i64::MAX && self.sort.is_none() && self.slice.is_none()
+    }
+
     /// `PushNode::performPush` on an array; returns whether anything changed.
     fn perform(&self, items: &mut Vec<Bson>) -> bool {
         let mut changed = !self.values.is_empty();
