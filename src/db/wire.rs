@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// The reply with `cursor.firstBatch` taken from `batch`'s records (of database `dbname`).
 pub(super) fn reply_bytes(db: &Database, dbname: &str, reply: &Document, batch: Option<&Batch>) -> Result<Vec<u8>> {
-    let Some(batch) = batch else { return encode(reply) };
+    let Some(batch) = batch else { return encode_fast(reply, 256) };
     let mut out = Vec::new();
     document(&mut out, reply, &mut |out, key, value| match (key, value) {
         ("cursor", Bson::Document(cursor)) => {
@@ -39,14 +39,22 @@ pub(super) fn batch_docs(db: &Database, dbname: &str, batch: &Batch) -> Vec<Bson
 /// Values of the rare kinds (code with scope, DBPointer) go through the bson crate.
 pub(crate) fn encode_fast(doc: &Document, size_hint: usize) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(size_hint);
-    if write_doc(&mut out, doc) {
-        Ok(out)
-    } else {
-        encode(doc)
-    }
+    write_doc_or_encode(&mut out, doc)?;
+    Ok(out)
 }
 
-/// Writes `doc`; false when it holds a value of a kind left to the bson crate.
+/// Appends `doc`'s BSON to `out`: the fast writer, or the bson crate for the rare kinds.
+fn write_doc_or_encode(out: &mut Vec<u8>, doc: &Document) -> Result<()> {
+    let start = out.len();
+    if !write_doc(out, doc) {
+        out.truncate(start);
+        out.extend_from_slice(&encode(doc)?);
+    }
+    Ok(())
+}
+
+/// Writes `doc`; false when it holds a value of a kind left to the bson crate (what was written
+/// is then left for the caller to truncate).
 fn write_doc(out: &mut Vec<u8>, doc: &Document) -> bool {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
@@ -64,9 +72,12 @@ fn write_element(out: &mut Vec<u8>, key: &str, v: &Bson) -> bool {
     if key.as_bytes().contains(&0) {
         return false;
     }
-    out.push(v.element_type() as u8);
-    out.extend_from_slice(key.as_bytes());
-    out.push(0);
+    write_entry(out, key, v)
+}
+
+/// [`write_element`] for a key known to hold no NUL (an array index).
+fn write_entry(out: &mut Vec<u8>, key: &str, v: &Bson) -> bool {
+    element_header(out, v.element_type() as u8, key);
     let string = |out: &mut Vec<u8>, s: &str| {
         out.extend_from_slice(&((s.len() + 1) as i32).to_le_bytes());
         out.extend_from_slice(s.as_bytes());
@@ -81,7 +92,7 @@ fn write_element(out: &mut Vec<u8>, key: &str, v: &Bson) -> bool {
             out.extend_from_slice(&[0; 4]);
             let mut index = itoa_buf();
             for (i, x) in a.iter().enumerate() {
-                if !write_element(out, index.format(i), x) {
+                if !write_entry(out, index.format(i), x) {
                     return false;
                 }
             }
@@ -163,9 +174,12 @@ fn stored_array(out: &mut Vec<u8>, db: &Database, dbname: &str, batch: &Batch) -
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
     if let Some(c) = db.collection(dbname, &batch.collection) {
-        for (i, rec) in batch.rids.iter().filter_map(|rid| c.get(*rid)).enumerate() {
-            element_header(out, 0x03, &i.to_string());
-            out.extend_from_slice(&encode_fast(&rec.doc, rec.size)?);
+        let records: Vec<_> = batch.rids.iter().filter_map(|rid| c.get(*rid)).collect();
+        out.reserve(records.iter().map(|r| r.size + 8).sum());
+        let mut index = itoa_buf();
+        for (i, rec) in records.into_iter().enumerate() {
+            element_header(out, 0x03, index.format(i));
+            write_doc_or_encode(out, &rec.doc)?;
         }
     }
     out.push(0);
@@ -173,8 +187,13 @@ fn stored_array(out: &mut Vec<u8>, db: &Database, dbname: &str, batch: &Batch) -
     Ok(())
 }
 
-/// One element (type, name, value) encoded by the bson crate.
+/// One element (type, name, value): the fast writer, or the bson crate for the rare kinds.
 fn element(out: &mut Vec<u8>, key: &str, value: &Bson) -> Result<()> {
+    let start = out.len();
+    if write_element(out, key, value) {
+        return Ok(());
+    }
+    out.truncate(start);
     let mut one = Document::new();
     one.insert(key, value.clone());
     let bytes = encode(&one)?;
@@ -184,6 +203,7 @@ fn element(out: &mut Vec<u8>, key: &str, value: &Bson) -> Result<()> {
 }
 
 fn element_header(out: &mut Vec<u8>, kind: u8, key: &str) {
+    out.reserve(key.len() + 2);
     out.push(kind);
     out.extend_from_slice(key.as_bytes());
     out.push(0);
