@@ -138,13 +138,13 @@ enum Fast<'d> {
 
 fn fast_lookup<'d>(doc: &'d Document, path: &[String]) -> Fast<'d> {
     let Some((first, rest)) = path.split_first() else { return Fast::Slow };
-    let mut cur = match doc.get(first) {
+    let mut cur = match crate::value::path::field(doc, first) {
         Some(v) => v,
         None => return Fast::Found(None),
     };
     for p in rest {
         cur = match cur {
-            Bson::Document(d) => match d.get(p) {
+            Bson::Document(d) => match crate::value::path::field(d, p) {
                 Some(v) => v,
                 None => return Fast::Found(None),
             },

@@ -153,9 +153,24 @@ impl Pipeline {
     /// Runs over borrowed documents: leading `$match` stages filter by reference, so only the
     /// documents that pass them are copied.
     pub(crate) fn run_borrowed(&self, input: &[Document], cx: &RunCtx) -> Result<Vec<Document>> {
-        let mut skip = 0;
-        let mut kept: Vec<&Document> = input.iter().collect();
-        for s in &self.stages {
+        self.run_refs(input.iter().collect(), 0, cx)
+    }
+
+    /// [`Pipeline::run`] over borrowed documents (a collection's, read in place). With
+    /// `matched_first`, the input already passed the leading `$match` (the query planner ran it).
+    pub fn run_on_refs(&self, input: Vec<&Document>, matched_first: bool, catalog: &dyn Catalog, env: &Env) -> Result<Output> {
+        let cx = RunCtx { catalog, env };
+        let from = usize::from(matched_first && self.stages.first().is_some_and(|s| s.as_filter().is_some()));
+        let docs = self.run_refs(input, from, &cx)?;
+        let out = self.stages.last().and_then(|s| s.out_target());
+        Ok(Output { docs, out })
+    }
+
+    /// Leading `$match` stages filter by reference; a stage that reads borrowed documents (see
+    /// `Stage::run_refs`) takes them as they are; only the rest of the pipeline sees copies.
+    fn run_refs(&self, mut kept: Vec<&Document>, from: usize, cx: &RunCtx) -> Result<Vec<Document>> {
+        let mut skip = from;
+        for s in &self.stages[from.min(self.stages.len())..] {
             match s.as_filter() {
                 Some(m) => {
                     let mut next = Vec::with_capacity(kept.len());
@@ -170,7 +185,13 @@ impl Pipeline {
                 None => break,
             }
         }
-        let source: DocStream = Box::new(kept.into_iter().map(|d| Ok(d.clone())));
+        let source: DocStream = match self.stages.get(skip).and_then(|s| s.run_refs(&kept, cx)) {
+            Some(out) => {
+                skip += 1;
+                Box::new(out?.into_iter().map(Ok))
+            }
+            None => Box::new(kept.into_iter().map(|d| Ok(d.clone()))),
+        };
         let rest = &self.stages[skip..];
         stage::chain(rest, source, cx).collect()
     }

@@ -32,6 +32,12 @@ pub(crate) trait Stage: fmt::Debug + Send + Sync {
         None
     }
 
+    /// Runs the stage over borrowed documents, when it can without copying them (`$group` reads
+    /// its input and builds new documents); `None` when it needs them owned.
+    fn run_refs(&self, _input: &[&Document], _cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+        None
+    }
+
     /// `$documents`: the stage ignores its input.
     fn replaces_input(&self) -> bool {
         false

@@ -177,12 +177,12 @@ pub(crate) fn walk<'a>(start: Val<'a>, parts: &[String]) -> Val<'a> {
     }
     let mut cur: &'a Bson = match start {
         Val::Missing => return Val::Missing,
-        Val::Doc(d) => match d.get(&parts[0]) {
+        Val::Doc(d) => match crate::value::path::field(d, &parts[0]) {
             Some(v) => v,
             None => return Val::Missing,
         },
         Val::Ref(b) => match b {
-            Bson::Document(d) => match d.get(&parts[0]) {
+            Bson::Document(d) => match crate::value::path::field(d, &parts[0]) {
                 Some(v) => v,
                 None => return Val::Missing,
             },
@@ -194,7 +194,7 @@ pub(crate) fn walk<'a>(start: Val<'a>, parts: &[String]) -> Val<'a> {
     let mut i = 1;
     while i < parts.len() {
         match cur {
-            Bson::Document(d) => match d.get(&parts[i]) {
+            Bson::Document(d) => match crate::value::path::field(d, &parts[i]) {
                 Some(v) => cur = v,
                 None => return Val::Missing,
             },

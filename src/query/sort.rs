@@ -128,7 +128,7 @@ fn sort_key<'a>(doc: &'a Document, parts: &[String], ascending: bool) -> &'a Bso
 /// element's keys (other elements give null); a numeric component indexes an array.
 fn collect<'a>(doc: &'a Document, parts: &[String], f: &mut dyn FnMut(&'a Bson)) {
     let Some(first) = parts.first() else { return };
-    match doc.get(first) {
+    match crate::value::path::field(doc, first) {
         None => f(&NULL),
         Some(v) => collect_value(v, &parts[1..], f),
     }

@@ -10,6 +10,20 @@
 
 use bson::{Bson, Document};
 
+/// `doc.get(key)`: a linear scan for small documents, where comparing a few short keys costs
+/// less than hashing the key for the document's map (SipHash); the same answer either way, as a
+/// document's keys are unique.
+#[inline]
+pub fn field<'a>(doc: &'a Document, key: &str) -> Option<&'a Bson> {
+    if doc.len() <= 16 {
+        // Length and first byte first: most keys differ there, and then no `memcmp` call.
+        let (len, first) = (key.len(), key.as_bytes().first());
+        doc.iter().find(|(k, _)| k.len() == len && k.as_bytes().first() == first && k.as_str() == key).map(|(_, v)| v)
+    } else {
+        doc.get(key)
+    }
+}
+
 /// Splits a dotted path into its components.
 pub fn split(path: &str) -> Vec<&str> {
     path.split('.').collect()
@@ -31,10 +45,10 @@ pub fn array_index(component: &str) -> Option<usize> {
 pub fn get_strict<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
     let mut parts = path.split('.');
     let first = parts.next()?;
-    let mut cur = doc.get(first)?;
+    let mut cur = field(doc, first)?;
     for p in parts {
         cur = match cur {
-            Bson::Document(d) => d.get(p)?,
+            Bson::Document(d) => field(d, p)?,
             Bson::Array(a) => a.get(array_index(p)?)?,
             _ => return None,
         };
@@ -45,7 +59,7 @@ pub fn get_strict<'a>(doc: &'a Document, path: &str) -> Option<&'a Bson> {
 /// Looks up an aggregation field path (`$a.b.c` without the `$`). Returns `None` for missing.
 pub fn expr_lookup(doc: &Document, path: &str) -> Option<Bson> {
     let parts: Vec<&str> = path.split('.').collect();
-    let first = doc.get(parts[0])?;
+    let first = field(doc, parts[0])?;
     expr_rest(first, &parts[1..])
 }
 
@@ -55,7 +69,7 @@ pub fn expr_rest(v: &Bson, rest: &[&str]) -> Option<Bson> {
         return Some(v.clone());
     }
     match v {
-        Bson::Document(d) => expr_rest(d.get(rest[0])?, &rest[1..]),
+        Bson::Document(d) => expr_rest(field(d, rest[0])?, &rest[1..]),
         Bson::Array(a) => {
             let out: Vec<Bson> = a
                 .iter()
@@ -135,7 +149,7 @@ fn field_dotted_or_array<'a, S: AsRef<str>>(doc: &'a Document, parts: &[S]) -> (
     let mut i = 0;
     loop {
         let Some(part) = parts.get(i) else { return (None, i) };
-        let v = match cur.get(part.as_ref()) {
+        let v = match field(cur, part.as_ref()) {
             None => return (None, i),
             Some(v) => v,
         };

@@ -89,15 +89,17 @@ impl<'s> Groups<'s> {
     }
 
     /// Groups a stream by an argument expression.
-    pub fn by_arg<I>(stmts: &'s [Statement], input: I, key: &Arg, env: &Env) -> Result<Groups<'s>>
+    pub fn by_arg<I, D>(stmts: &'s [Statement], input: I, key: &Arg, env: &Env) -> Result<Groups<'s>>
     where
-        I: Iterator<Item = Result<Document>>,
+        I: Iterator<Item = Result<D>>,
+        D: std::borrow::Borrow<Document>,
     {
         let mut g = Groups::new(stmts);
         for doc in input {
             let doc = doc?;
-            let i = key.with(&doc, env, |k| g.slot(k, env))?;
-            g.add(i, &doc, env)?;
+            let doc = doc.borrow();
+            let i = key.with(doc, env, |k| g.slot(k, env))?;
+            g.add(i, doc, env)?;
         }
         Ok(g)
     }
@@ -129,5 +131,9 @@ impl Stage for Group {
         blocking(input, move |input| {
             Groups::by_arg(&self.stmts, input, &self.id, cx.env)?.finish()
         })
+    }
+
+    fn run_refs(&self, input: &[&Document], cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+        Some(Groups::by_arg(&self.stmts, input.iter().map(|d| Ok(*d)), &self.id, cx.env).and_then(Groups::finish))
     }
 }

@@ -115,16 +115,17 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
         }
     );
     let executor = |e: Error| e.add_context(&context);
-    let input = match &source {
-        Target::Collection(c) => match db.collection(&ctx.db, c) {
-            Some(coll) => read_input(coll, &all_stages, hint, &context, &ctx.env)?,
-            None => Vec::new(),
-        },
-        Target::Database => Vec::new(),
-    };
     let output = {
+        // The collection's documents are read in place (copied only by stages that need them).
+        let (input, matched_first) = match &source {
+            Target::Collection(c) => match db.collection(&ctx.db, c) {
+                Some(coll) => read_input(coll, &all_stages, hint, &context, &ctx.env)?,
+                None => (Vec::new(), false),
+            },
+            Target::Database => (Vec::new(), false),
+        };
         let catalog = db.catalog(&ctx.db, ctx.env.now);
-        pipeline.run(input, &catalog, &ctx.env).map_err(executor)?
+        pipeline.run_on_refs(input, matched_first, &catalog, &ctx.env).map_err(executor)?
     };
     match output.out {
         None => {
@@ -144,16 +145,16 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
 
 /// The documents a pipeline starts from. A leading `$match` (with a `$sort` and `$limit` right
 /// after it) is answered by the query planner, as the server pushes them down; the stages still
-/// run over the documents it returns (which they leave as they are).
+/// run over the documents it returns (which they leave as they are), but for that `$match`.
 /// `executor` is the context of errors raised while the plan runs.
-fn read_input(coll: &Collection, stages: &[Bson], hint: Option<&Bson>, executor: &str, env: &crate::env::Env) -> Result<Vec<Document>> {
+fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, executor: &str, env: &crate::env::Env) -> Result<(Vec<&'c Document>, bool)> {
     let stage = |i: usize, name: &str| match stages.get(i) {
         Some(Bson::Document(d)) if d.len() == 1 => d.get(name),
         _ => None,
     };
     let Some(Bson::Document(filter)) = stage(0, "$match") else {
         env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
-        return Ok(coll.iter().map(|(_, r)| r.doc.clone()).collect());
+        return Ok((coll.iter().map(|(_, r)| &r.doc).collect(), false));
     };
     let sort_doc = match stage(1, "$sort") {
         Some(Bson::Document(s)) => Some(s.clone()),
@@ -167,7 +168,7 @@ fn read_input(coll: &Collection, stages: &[Bson], hint: Option<&Bson>, executor:
     let filter = Filter::parse(filter, env)?.with_hint(hint).in_executor(executor);
     let sort = Sort::parse(sort_doc.as_ref())?;
     let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
-    Ok(found.into_iter().filter_map(|(rid, _)| coll.get(rid).map(|r| r.doc.clone())).collect())
+    Ok((found.into_iter().filter_map(|(rid, _)| coll.get(rid).map(|r| &r.doc)).collect(), true))
 }
 
 /// `$out`: replaces the target's documents with the results, all or nothing. The target keeps
