@@ -109,13 +109,28 @@ self.onmessage = (event) => {
   pump();
 };
 
+/** A WebAssembly.Module of the file at `url` (streaming compilation when the server says
+ * application/wasm). */
+async function compileEngine(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  if (typeof WebAssembly.compileStreaming === 'function' && /application\/wasm/.test(response.headers.get('content-type') || '')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
 (async () => {
   try {
     // `self.ppBase`: the site's URL when this file was loaded by a blob: worker (embed mode,
     // src/app/embed.rs), whose own URL cannot resolve relative paths.
     const base = self.ppBase || self.location.href;
+    // The engine's WebAssembly downloads and compiles (streaming, off this thread) while the
+    // glue and the runtime load.
+    const engineModule = compileEngine(new URL('engine/engine_bg.wasm', base));
+    engineModule.catch(() => {});
     importScripts(new URL('engine/engine.js', base).href, new URL('runtime.js', base).href);
-    await wasm_bindgen({ module_or_path: new URL('engine/engine_bg.wasm', base) });
+    await wasm_bindgen({ module_or_path: await engineModule });
     session = PatternRuntime.createSession(new wasm_bindgen.Engine(), { locateSyntaxError });
     session.install(self);
     reply({ kind: 'ready' });

@@ -1,6 +1,7 @@
 //! The code editor: CodeMirror 6 from `www/editor/editor.js` (bundled by esbuild into
 //! `editor.js`, which sets `globalThis.ppEditor`). This is the one file that declares its
-//! JavaScript functions; when the bundle is missing, a plain textarea stands in.
+//! JavaScript functions. The bundle loads once the page is interactive ([`page_ready`]); until
+//! then, or when it is missing, a plain textarea stands in.
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -22,8 +23,39 @@ fn codemirror_loaded() -> bool {
     js_sys::Reflect::has(&js_sys::global(), &JsValue::from_str("ppEditor")).unwrap_or(false)
 }
 
+/// The event on `window` once `editor.js` (CodeMirror) has loaded.
+const CODEMIRROR_LOADED: &str = "pp-editor-loaded";
+
+/// Marks the page interactive (`window.ppReady = true`, the `pp-ready` event: www/register-sw.js
+/// registers the service worker then), then loads CodeMirror: it is not on the first load's
+/// critical path. Until it arrives, editors are plain textareas.
+pub fn page_ready() {
+    let Some(window) = web_sys::window() else { return };
+    let _ = js_sys::Reflect::set(&window, &JsValue::from_str("ppReady"), &JsValue::TRUE);
+    if let Ok(ev) = web_sys::Event::new("pp-ready") {
+        let _ = window.dispatch_event(&ev);
+    }
+    if codemirror_loaded() {
+        return;
+    }
+    let Some(doc) = window.document() else { return };
+    let Ok(script) = doc.create_element("script") else { return };
+    let _ = script.set_attribute("src", "editor.js");
+    let onload = Closure::<dyn FnMut()>::new(move || {
+        if let (Some(w), Ok(ev)) = (web_sys::window(), web_sys::Event::new(CODEMIRROR_LOADED)) {
+            let _ = w.dispatch_event(&ev);
+        }
+    });
+    let _ = js_sys::Reflect::set(&script, &JsValue::from_str("onload"), &onload.into_js_value());
+    if let Some(head) = doc.head() {
+        let _ = head.append_child(&script);
+    }
+}
+
 /// A code editor (JavaScript highlighting, line numbers, bracket matching). `text` is read when it
 /// changes from outside (e.g. "Reset script"); edits go to `on_change`; Ctrl/Cmd+Enter calls `on_run`.
+/// A plain textarea until CodeMirror has loaded ([`page_ready`]); it gives way to CodeMirror
+/// then, or when it loses the focus if the learner is typing in it.
 #[component]
 pub fn CodeEditor(
     #[prop(into)] text: Signal<String>,
@@ -32,12 +64,27 @@ pub fn CodeEditor(
     on_run: Callback<()>,
     #[prop(optional, into)] id: Option<String>,
 ) -> impl IntoView {
-    if !codemirror_loaded() {
-        let label2 = label.clone();
-        return view! {
-            <textarea class="editor-fallback" id=id aria-label=label2 spellcheck="false"
+    let loaded = RwSignal::new(codemirror_loaded());
+    let focused = RwSignal::new(false);
+    if !loaded.get_untracked() {
+        if let Some(w) = web_sys::window() {
+            let listener = gloo::events::EventListener::once(&w, CODEMIRROR_LOADED, move |_| loaded.set(true));
+            StoredValue::new_local(listener);
+        }
+    }
+    let codemirror = Memo::new(move |shown: Option<&bool>| shown == Some(&true) || (loaded.get() && !focused.get()));
+    move || {
+        let id = id.clone();
+        let label = label.clone();
+        if codemirror.get() {
+            return codemirror_view(text, label, on_change, on_run, id);
+        }
+        view! {
+            <textarea class="editor-fallback" id=id aria-label=label spellcheck="false"
                 prop:value=move || text.get()
                 on:input=move |ev| on_change.run(event_target_value(&ev))
+                on:focus=move |_| focused.set(true)
+                on:blur=move |_| focused.set(false)
                 on:keydown=move |ev: web_sys::KeyboardEvent| {
                     if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                         ev.prevent_default();
@@ -46,8 +93,11 @@ pub fn CodeEditor(
                 }
             ></textarea>
         }
-        .into_any();
+        .into_any()
     }
+}
+
+fn codemirror_view(text: Signal<String>, label: String, on_change: Callback<String>, on_run: Callback<()>, id: Option<String>) -> AnyView {
     let node = NodeRef::<Div>::new();
     let handle = StoredValue::new(None::<u32>);
     let closures = StoredValue::new_local(Vec::<JsValue>::new());

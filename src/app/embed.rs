@@ -422,8 +422,8 @@ fn install_hooks(engine: Engine) {
     });
     if let Some(w) = web_sys::window() {
         let _ = js_sys::Reflect::set(&w, &"ppCommand".into(), &f.into_js_value());
-        let _ = js_sys::Reflect::set(&w, &"ppReady".into(), &JsValue::TRUE);
     }
+    super::editor::page_ready();
 }
 
 #[cfg(test)]

@@ -493,9 +493,7 @@ fn App() -> impl IntoView {
         }
         pg.loaded.set(true);
         install_test_hook(pg);
-        if let Some(w) = web_sys::window() {
-            let _ = js_sys::Reflect::set(&w, &JsValue::from_str("ppReady"), &JsValue::TRUE);
-        }
+        super::editor::page_ready();
     });
 
     // The one persistence effect: every change of the saved state goes to localStorage, at most

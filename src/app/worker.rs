@@ -79,13 +79,17 @@ impl Engine {
         let ready = Promise::new(&mut |resolve, reject| {
             *rr.borrow_mut() = Some((resolve, reject));
         });
-        let worker = match Worker::new_with_options(&inner.url, &opts) {
-            Ok(w) => w,
-            Err(e) => {
-                let msg = format!("{e:?}");
-                inner.ready = Some(Promise::reject(&JsValue::from_str(&msg)));
-                return;
-            }
+        let early = if inner.url == EARLY_WORKER_URL { take_early_worker() } else { None };
+        let (worker, early_events) = match early {
+            Some(early) => early,
+            None => match Worker::new_with_options(&inner.url, &opts) {
+                Ok(w) => (w, js_sys::Array::new()),
+                Err(e) => {
+                    let msg = format!("{e:?}");
+                    inner.ready = Some(Promise::reject(&JsValue::from_str(&msg)));
+                    return;
+                }
+            },
         };
         let rr = ready_resolve.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
@@ -130,6 +134,11 @@ impl Engine {
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        // What an early worker said before the UI was there (its `ready` above all).
+        for ev in early_events.iter() {
+            let handler: &Function = if ev.is_instance_of::<MessageEvent>() { on_message.as_ref().unchecked_ref() } else { on_error.as_ref().unchecked_ref() };
+            let _ = handler.call1(&JsValue::NULL, &ev);
+        }
         inner.worker = Some(worker);
         inner.ready = Some(ready);
         inner._handlers = Some((on_message, on_error));
@@ -206,6 +215,21 @@ impl Engine {
         serde_wasm_bindgen::from_value::<Response>(data)
             .map_err(|e| EngineError::Broken(format!("unexpected answer from the worker: {e}")))
     }
+}
+
+/// The worker URL that www/index.html starts before the UI loads (`window.ppEarlyWorker`).
+const EARLY_WORKER_URL: &str = "worker.js";
+
+/// Takes (once) the worker that www/index.html started at once, in parallel with the UI's
+/// WebAssembly, and the events it received before the UI set its handlers.
+fn take_early_worker() -> Option<(Worker, js_sys::Array)> {
+    let window = web_sys::window()?;
+    let key = JsValue::from_str("ppEarlyWorker");
+    let early = js_sys::Reflect::get(&window, &key).ok().filter(JsValue::is_object)?;
+    let _ = js_sys::Reflect::delete_property(window.unchecked_ref::<js_sys::Object>(), &key);
+    let worker = js_sys::Reflect::get(&early, &JsValue::from_str("worker")).ok()?.dyn_into::<Worker>().ok()?;
+    let events = js_sys::Reflect::get(&early, &JsValue::from_str("events")).ok()?.dyn_into::<js_sys::Array>().ok()?;
+    Some((worker, events))
 }
 
 fn js_text(v: &JsValue) -> String {
