@@ -23,7 +23,7 @@ await esbuild.build({
     'process.env.NODE_ENV': '"production"',
     global: 'globalThis',
   },
-  inject: [path.join(root, 'tools', 'runtime-shims.js')],
+  inject: [path.join(root, 'tools', 'runtime-shims.js'), path.join(root, 'tools', 'runtime-globals.js')],
   legalComments: 'none',
   minify: true,
   keepNames: true, // class names show in printed values (WriteError { ... }) and error names
