@@ -184,7 +184,7 @@ impl Collection {
 
     /// Updates record `rid` in place: `save` keeps aside what restores the document (see
     /// [`Undo`]: the top-level fields an update changes), `change` edits the stored document
-    /// itself and returns its new BSON size when it modified it. When `change` fails, or the
+    /// itself (knowing what was kept) and returns its new BSON size when it modified it. When `change` fails, or the
     /// result fails the write checks (`_id`, unique keys), the record is restored from what was
     /// kept aside and the error returned. Only the indexes whose keys can change (those on a
     /// field the update touches) are checked and moved.
@@ -194,7 +194,7 @@ impl Collection {
         &mut self,
         rid: u64,
         save: impl FnOnce(&Document) -> Undo,
-        change: impl FnOnce(&mut Document) -> Result<Option<usize>>,
+        change: impl FnOnce(&mut Document, &Undo) -> Result<Option<usize>>,
     ) -> Result<Option<usize>> {
         let Some(rec) = self.records.get_mut(&rid) else { return Ok(None) };
         let undo = save(&rec.doc);
@@ -209,7 +209,7 @@ impl Collection {
         let old_id = if id_touched { rec.doc.get("_id").map(value::hash_key) } else { None };
         let old_size = rec.size;
         let mut doc = std::mem::take(&mut rec.doc);
-        let checked = change(&mut doc).and_then(|size| match size {
+        let checked = change(&mut doc, &undo).and_then(|size| match size {
             Some(size) => self.check_write_where(&doc, rid, id_touched, &affected).map(|_| Some(size)),
             None => Ok(None),
         });

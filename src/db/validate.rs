@@ -167,6 +167,12 @@ pub fn check_depth(doc: &Document) -> Result<()> {
     doc.values().try_for_each(|v| check_storage_depth(v, 1))
 }
 
+/// [`check_depth`] of some values of a document, each with its nesting level (the values an
+/// in-place update changed).
+pub fn check_depth_of(values: &[(&Bson, usize)]) -> Result<()> {
+    values.iter().try_for_each(|(v, level)| check_storage_depth(v, *level))
+}
+
 fn check_storage_depth(v: &Bson, level: usize) -> Result<()> {
     if level > MAX_DEPTH {
         return Err(Error::new(

@@ -344,16 +344,22 @@ fn apply_leaf(op: &Op, root: &mut Bson, path: &[String], cx: &mut Ctx) -> Result
     let dotted = path.join(".");
     let field = path.last().cloned().unwrap_or_default();
     if found == path.len() {
-        let outcome = {
+        let (outcome, appended_from) = {
             let elem = get_mut(root, path).ok_or_else(|| internal("element vanished"))?;
+            // Elements already stored passed these checks: of an array the operator only appends
+            // to, only the new elements are checked (a `$push` into a long array stays cheap).
+            let appended_from = match elem {
+                Bson::Array(a) if super::undo::appends_only(op) => Some(a.len()),
+                _ => None,
+            };
             let mut oc = OpCtx { env: cx.env, field: &field, path: &dotted, id: &cx.id, timestamps: &mut cx.timestamps };
-            m.update_existing(elem, &mut oc)?
+            (m.update_existing(elem, &mut oc)?, appended_from)
         };
         match outcome {
             Outcome::NoOp => return Ok(()),
             Outcome::Updated => {
                 check_immutable(path)?;
-                validate_at(root, path, cx)?;
+                validate_appended(root, path, appended_from, cx)?;
             }
             Outcome::Removed => {
                 check_immutable(path)?;
@@ -492,12 +498,22 @@ fn inner_depth(v: &Bson, cap: usize) -> usize {
 /// Storage checks on an element an operator wrote (`storage_validation::scanDocument`): the
 /// nesting limit, and no `$`-prefixed top-level field (unless inserting, or a DBRef).
 pub(crate) fn validate_at(root: &Bson, path: &[String], cx: &Ctx) -> Result<()> {
+    validate_appended(root, path, None, cx)
+}
+
+/// [`validate_at`]; with `appended_from`, the element is an array whose elements from that
+/// position on are the only new ones (the others were checked when they were stored).
+fn validate_appended(root: &Bson, path: &[String], appended_from: Option<usize>, cx: &Ctx) -> Result<()> {
     let (found, elem) = resolve(root, path);
     if found < path.len() {
         return Ok(());
     }
     let level = path.len();
-    if level + inner_depth(elem, MAX_DEPTH + 1) > MAX_DEPTH {
+    let depth = match (elem, appended_from) {
+        (Bson::Array(a), Some(from)) => a.get(from..).unwrap_or_default().iter().map(|x| 1 + inner_depth(x, MAX_DEPTH)).max().unwrap_or(0),
+        _ => inner_depth(elem, MAX_DEPTH + 1),
+    };
+    if level + depth > MAX_DEPTH {
         return Err(Error::new(ErrorKind::Overflow, format!("Document exceeds maximum nesting depth of {MAX_DEPTH}")));
     }
     if level == 1 && !cx.inserting && path[0].starts_with('$') {

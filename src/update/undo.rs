@@ -42,7 +42,7 @@ fn leaf(node: &Node) -> Option<&Op> {
 }
 
 /// True for an operator that only appends to an existing array.
-fn appends_only(op: &Op) -> bool {
+pub(crate) fn appends_only(op: &Op) -> bool {
     match op {
         Op::Push(p) => p.appends_only(),
         Op::AddToSet(_) => true,
@@ -85,6 +85,24 @@ impl Undo {
             Kept::Whole(_) => true,
             Kept::Fields { fields, .. } => fields.iter().any(|(n, _)| n == name),
         }
+    }
+
+    /// The values of `doc` the update may have changed or added, each with its nesting level (1
+    /// for a top-level field): the touched top-level fields, of an array the update only appends
+    /// to just the elements past its old length. Everything else is as it was stored.
+    pub fn changed_values<'d>(&self, doc: &'d Document) -> Vec<(&'d Bson, usize)> {
+        let Kept::Fields { fields, .. } = &self.0 else {
+            return doc.values().map(|v| (v, 1)).collect();
+        };
+        let mut out = Vec::new();
+        for (name, field) in fields {
+            match (doc.get(name), field) {
+                (Some(Bson::Array(a)), Field::Len(n)) => out.extend(a.get(*n..).unwrap_or_default().iter().map(|v| (v, 2))),
+                (Some(v), _) => out.push((v, 1)),
+                (None, _) => {}
+            }
+        }
+        out
     }
 
     /// Puts the document back as it was when this was taken.

@@ -1390,3 +1390,35 @@ fn deeply_nested_commands_are_refused_not_a_stack_overflow() {
         assert_eq!(pattern_playground::value::raw_nests_deeper_than(raw, max), deeper, "depth {depth}");
     }
 }
+
+/// The storage nesting limit (100 levels) applies to what an update writes: a new field, or the
+/// elements `$push` appends to a stored array (the stored elements are not walked again).
+#[test]
+fn updates_check_the_nesting_limit_of_what_they_write() {
+    let nested = |levels: usize| (0..levels).fold(Bson::Int32(1), |inner, _| Bson::Document(doc! {"x": inner}));
+    let deep = err(15, "Overflow", "Document exceeds maximum nesting depth of 100");
+    let update = |u: Document| doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": u}]};
+    let cases = [
+        (doc! {"$set": {"a": nested(99)}}, None),
+        (doc! {"$set": {"a": nested(100)}}, Some(&deep)),
+        (doc! {"$push": {"arr": nested(98)}}, None),
+        (doc! {"$push": {"arr": nested(99)}}, Some(&deep)),
+        (doc! {"$push": {"arr": {"$each": [1, nested(99)]}}}, Some(&deep)),
+    ];
+    for (u, expected) in cases {
+        let mut db = new_db();
+        run_setup(&mut db, &[ins(vec![doc! {"_id": 1, "arr": [1, 2]}])]);
+        let before = db.run_command(&find_all());
+        let r = db.run_command(&update(u.clone()));
+        match expected {
+            None => contains(&r, &doc! {"ok": 1.0, "nModified": 1}).unwrap(),
+            Some(e) => {
+                let errors = r.get_array("writeErrors").unwrap_or_else(|_| panic!("{u} should fail: {r}"));
+                let first = errors[0].as_document().unwrap();
+                assert_eq!(first.get_i32("code").ok(), e.get_i32("code").ok(), "{u}: {r}");
+                assert!(first.get_str("errmsg").unwrap().ends_with(e.get_str("errmsg").unwrap()), "{u}: {r}");
+                assert_eq!(db.run_command(&find_all()), before);
+            }
+        }
+    }
+}

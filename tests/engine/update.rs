@@ -1055,6 +1055,10 @@ fn nesting_depth_limit() {
         (doc! {"_id": 1}, bson!({"$set": {"a": nested(179)}}), Doc(doc! {"_id": 1, "a": nested(179)})),
         (doc! {"_id": 1}, bson!({"$set": {"a": nested(180)}}), Fail(15, "Document exceeds maximum nesting depth of 180")),
         (doc! {"_id": 1, "b": {}}, bson!({"$set": {"b.c": nested(179)}}), Fail(15, "Document exceeds maximum nesting depth of 180")),
+        // Only appended elements are checked, but they are checked.
+        (doc! {"_id": 1, "a": [1]}, bson!({"$push": {"a": nested(178)}}), Doc(doc! {"_id": 1, "a": [1, nested(178)]})),
+        (doc! {"_id": 1, "a": [1]}, bson!({"$push": {"a": nested(179)}}), Fail(15, "Document exceeds maximum nesting depth of 180")),
+        (doc! {"_id": 1, "a": [1]}, bson!({"$addToSet": {"a": {"$each": [2, nested(179)]}}}), Fail(15, "Document exceeds maximum nesting depth of 180")),
     ]);
 }
 

@@ -29,7 +29,8 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     if !stmt_doc.contains_key("q") {
         stmt_doc.insert("q", Document::new());
     }
-    let st = Statement::parse(&Bson::Document(stmt_doc), "ppPreviewUpdate")?;
+    let stmt = Bson::Document(stmt_doc);
+    let st = Statement::parse(&stmt, "ppPreviewUpdate")?;
     let_vars(ctx, f.doc("let")?)?;
     let spec = st.spec(&super::let_scope(ctx))?;
     // A scratch server holding a copy of the one collection.
@@ -40,14 +41,14 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let mut dbs = BTreeMap::new();
     dbs.insert(ctx.db.clone(), Db { collections });
     let mut scratch = Database { dbs, clock: db.clock, ids: db.ids.clone(), last_cost: Default::default(), reports: Vec::new() };
-    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: true, bypass_validation: false, hint: st.hint.as_ref(), operation: "update" };
+    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort, keep_docs: true, bypass_validation: false, hint: st.hint, operation: "update" };
     let saved = ctx.env.vars.clone();
-    if let Some(c) = &st.constants {
+    if let Some(c) = st.constants {
         for (k, v) in c {
             ctx.env.vars.insert(k.clone(), v.clone());
         }
     }
-    let r = write::update_statement(&mut scratch, &ctx.db.clone(), &coll, &st.q, &spec, &opts, &ctx.env);
+    let r = write::update_statement(&mut scratch, &ctx.db.clone(), &coll, st.q, &spec, &opts, &ctx.env);
     ctx.env.vars = saved;
     let r = r?;
     let docs: Vec<Bson> = r

@@ -11,31 +11,31 @@ use super::insert::check_batch_size;
 use super::write::{self, StatementOpts, UpdateSpec};
 use super::{let_vars, Ctx};
 
-/// One parsed update statement.
-pub(crate) struct Statement {
-    pub q: Document,
-    pub u: Bson,
+/// One parsed update statement (borrowing from the command).
+pub(crate) struct Statement<'a> {
+    pub q: &'a Document,
+    pub u: &'a Bson,
     pub upsert: bool,
     pub multi: bool,
     pub array_filters: Option<Vec<Document>>,
-    pub sort: Option<Document>,
-    pub constants: Option<Document>,
+    pub sort: Option<&'a Document>,
+    pub constants: Option<&'a Document>,
     /// The command's `bypassDocumentValidation`.
     pub bypass_validation: bool,
-    pub hint: Option<Bson>,
+    pub hint: Option<&'a Bson>,
 }
 
-impl Statement {
+impl<'a> Statement<'a> {
     /// Reads one element of `updates` (errors name `update.updates.<field>`).
-    pub fn parse(v: &Bson, prefix: &str) -> Result<Statement> {
+    pub fn parse(v: &'a Bson, prefix: &str) -> Result<Statement<'a>> {
         let Bson::Document(d) = v else {
             return Err(args::wrong_type(prefix, v, "object"));
         };
         let f = Fields::new(d, prefix);
-        let q = f.required_doc("q")?.clone();
+        let q = f.required_doc("q")?;
         let u = match d.get("u") {
             None => return Err(args::missing(&f.path("u"))),
-            Some(u @ (Bson::Document(_) | Bson::Array(_))) => u.clone(),
+            Some(u @ (Bson::Document(_) | Bson::Array(_))) => u,
             Some(other) => {
                 return Err(Error::failed_to_parse(format!(
                     "Update argument must be either an object or an array, but got {}",
@@ -49,10 +49,10 @@ impl Statement {
             upsert: f.bool_or("upsert", false)?,
             multi: f.bool_or("multi", false)?,
             array_filters: f.doc_array("arrayFilters")?,
-            sort: f.doc("sort")?.cloned(),
-            constants: f.doc("c")?.cloned(),
+            sort: f.doc("sort")?,
+            constants: f.doc("c")?,
             bypass_validation: false,
-            hint: d.get("hint").filter(|h| !matches!(h, Bson::Null)).cloned(),
+            hint: d.get("hint").filter(|h| !matches!(h, Bson::Null)),
         })
     }
 
@@ -67,11 +67,12 @@ impl Statement {
                 "Cannot specify sort with multi=true",
             ));
         }
+        let Some(c) = self.constants else {
+            return UpdateSpec::parse(self.u, self.array_filters.as_deref(), self.multi, vars);
+        };
         let mut scope = vars.clone();
-        if let Some(c) = &self.constants {
-            scope.names.extend(c.keys().cloned());
-        }
-        UpdateSpec::parse(&self.u, self.array_filters.as_deref(), self.multi, &scope)
+        scope.names.extend(c.keys().cloned());
+        UpdateSpec::parse(self.u, self.array_filters.as_deref(), self.multi, &scope)
     }
 }
 
@@ -114,13 +115,13 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
 pub(crate) fn run_statement(db: &mut Database, ctx: &mut Ctx, coll: &str, st: &Statement) -> Result<write::UpdateResult> {
     let spec = st.spec(&super::let_scope(ctx))?;
     let saved = ctx.env.vars.clone();
-    if let Some(c) = &st.constants {
+    if let Some(c) = st.constants {
         for (k, v) in c {
             ctx.env.vars.insert(k.clone(), v.clone());
         }
     }
-    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort.as_ref(), keep_docs: false, bypass_validation: st.bypass_validation, hint: st.hint.as_ref(), operation: "update" };
-    let r = write::update_statement(db, &ctx.db.clone(), coll, &st.q, &spec, &opts, &ctx.env);
+    let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort, keep_docs: false, bypass_validation: st.bypass_validation, hint: st.hint, operation: "update" };
+    let r = write::update_statement(db, &ctx.db.clone(), coll, st.q, &spec, &opts, &ctx.env);
     ctx.env.vars = saved;
     r
 }

@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::expr::VarScope;
 use crate::query::MatchDetails;
-use crate::update::Update;
+use crate::update::{Undo, Update};
 use crate::value;
 
 use super::super::exec::{self, Filter, Sort};
@@ -56,11 +56,12 @@ pub(crate) fn apply_to_existing(spec: &UpdateSpec, old: &Document, positional: O
 }
 
 /// Applies an update to a stored document in place (see [`Collection::update_in_place`]): the
-/// same checks as [`apply_to_existing`].
-pub(crate) fn apply_in_place(spec: &UpdateSpec, doc: &mut Document, positional: Option<usize>, env: &Env) -> Result<crate::update::InPlace> {
+/// same checks as [`apply_to_existing`], the nesting limit only on what the update changed
+/// (`undo` knows which fields those are; the rest was checked when it was stored).
+pub(crate) fn apply_in_place(spec: &UpdateSpec, doc: &mut Document, undo: &Undo, positional: Option<usize>, env: &Env) -> Result<crate::update::InPlace> {
     let r = spec.0.apply_in_place(doc, positional, false, env)?;
     if r.modified {
-        validate::check_depth(doc)?;
+        validate::check_depth_of(&undo.changed_values(doc))?;
     }
     Ok(r)
 }
@@ -229,9 +230,9 @@ pub(crate) fn update_statement(
                 .update_in_place(
                     rid,
                     |doc| spec.0.undo_point(doc),
-                    |doc| {
+                    |doc, undo| {
                         found = true;
-                        let r = apply_in_place(spec, doc, details.elem_index, env)?;
+                        let r = apply_in_place(spec, doc, undo, details.elem_index, env)?;
                         changed_paths = r.changed_paths;
                         Ok(r.modified.then_some(r.size))
                     },
