@@ -298,6 +298,9 @@ impl Index {
                 return Ok(None);
             }
         }
+        if let Some(key) = self.scalar_key(doc) {
+            return Ok(key.map(|k| (vec![k], vec![Vec::new(); self.key.len()])));
+        }
         let mut arrays: Vec<(String, Vec<String>)> = Vec::new();
         let mut paths: Vec<Vec<String>> = Vec::with_capacity(self.key.len());
         let mut all_missing = true;
@@ -345,6 +348,35 @@ impl Index {
         let mut seen = std::collections::HashSet::new();
         keys.retain(|k| seen.insert(key_bytes(k)));
         Ok(Some((keys, paths)))
+    }
+
+    /// The common case of [`Index::keys_with_multikey`]: no array along any key path, so `doc`
+    /// has one key (a missing field is null) and is left out of a sparse index only when every
+    /// key field is missing. `None` when an array is met (the general key generator decides).
+    fn scalar_key(&self, doc: &Document) -> Option<Option<Document>> {
+        let mut key = Document::new();
+        let mut all_missing = true;
+        for field in self.key.keys() {
+            let mut parts = field.split('.');
+            let mut cur = doc.get(parts.next()?);
+            for part in parts {
+                cur = match cur {
+                    Some(Bson::Document(d)) => d.get(part),
+                    Some(Bson::Array(_)) => return None,
+                    _ => None,
+                };
+            }
+            let v = match cur {
+                Some(Bson::Array(_)) => return None,
+                Some(v) => {
+                    all_missing = false;
+                    v.clone()
+                }
+                None => Bson::Null,
+            };
+            key.insert(field.clone(), v);
+        }
+        Some(if self.sparse && all_missing { None } else { Some(key) })
     }
 
     /// The distinct keys `doc` has in this index (see [`Index::keys_with_multikey`]).
