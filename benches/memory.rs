@@ -83,6 +83,37 @@ fn main() {
         raw as f64 / DOCS as f64,
         raw as f64 / bson_total as f64,
     );
+    // Where a collection's bytes go: the same documents in a bare `Collection` (documents,
+    // records map, `_id` map and `_id_` index), then its two `_id` structures alone.
+    let docs: Vec<bson::Document> = bytes.iter().map(|b| bson::Document::from_reader(b.as_slice()).unwrap()).collect();
+    let (whole, kept) = growth(|| {
+        let mut c = pattern_playground::db::Collection::new("test", "c", bson::Document::new(), [0; 16]);
+        for d in &docs {
+            c.insert(d.clone()).unwrap();
+        }
+        c
+    });
+    drop(kept);
+    let (id_map, kept) = growth(|| docs.iter().enumerate().map(|(i, d)| (pattern_playground::value::hash_key(d.get("_id").unwrap()), i as u64)).collect::<std::collections::HashMap<_, _>>());
+    drop(kept);
+    let (id_index, kept) = growth(|| {
+        let mut ix = pattern_playground::db::index::Index::id_index();
+        for (i, d) in docs.iter().enumerate() {
+            ix.add(d, i as u64);
+        }
+        ix
+    });
+    drop(kept);
+    drop(docs);
+    let per = |n: usize| n as f64 / DOCS as f64;
+    println!(
+        "memory: a Collection of them {:.1} bytes per document = documents {:.1} + `_id_` index entries {:.1} + `_id` hash map {:.1} + records map and the rest {:.1}",
+        per(whole),
+        per(decoded),
+        per(id_index),
+        per(id_map),
+        per(whole.saturating_sub(decoded + id_index + id_map)),
+    );
     drop(bytes);
 
     let mut db = workloads::fresh();

@@ -396,13 +396,18 @@ pub(crate) fn plan(coll: &Collection, filter: &Document, sort: Option<&Sort>, wa
     let preds = collected.by_path;
     let sort_keys = sort_keys(sort);
     let consumed = filter.keys().all(|k| preds.contains_key(k));
+    let candidates: Vec<(&Index, IxScan)> = coll
+        .indexes
+        .iter()
+        .enumerate()
+        .filter(|(_, ix)| !ix.is_partial() && !ix.sparse)
+        .filter_map(|(i, ix)| candidate(i, ix, &preds, sort_keys.as_deref()).map(|scan| (ix, scan)))
+        .collect();
+    // One candidate needs no costing (counting its keys walks its bounds).
+    let only_one = candidates.len() == 1;
     let mut best: Option<(usize, IxScan)> = None;
-    for (i, ix) in coll.indexes.iter().enumerate() {
-        if ix.is_partial() || ix.sparse {
-            continue;
-        }
-        let Some(scan) = candidate(i, ix, &preds, sort_keys.as_deref()) else { continue };
-        let keys = count_keys(ix, &scan);
+    for (ix, scan) in candidates {
+        let keys = if only_one { 0 } else { count_keys(ix, &scan) };
         let cost = match want {
             Some(n) if scan.provides_sort && consumed => keys.min(n),
             _ => keys,
