@@ -25,8 +25,10 @@ WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable
 
 build/engine: build/engine/engine_bg.wasm
 
+# `--crate-type cdylib`: built alone, not beside the rlib that Cargo.toml also asks for, the
+# engine's wasm is ~60 KB gzipped smaller (LTO can internalize the crate's items).
 build/engine/engine_bg.wasm: $(ENGINE_SRC) | node_modules/.package-lock.json
-	cargo build --lib --release --target wasm32-unknown-unknown --features wasm
+	cargo rustc --lib --release --target wasm32-unknown-unknown --features wasm --crate-type cdylib
 	wasm-bindgen --target no-modules --no-typescript --out-dir build/engine --out-name engine $(ENGINE_WASM)
 	node_modules/.bin/wasm-opt -Oz $(WASM_FEATURES) -o build/engine/engine_bg.wasm build/engine/engine_bg.wasm
 	@touch build/engine/engine_bg.wasm
