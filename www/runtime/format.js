@@ -2,7 +2,6 @@
 // browser and Node agree byte for byte) with mongosh's options — depth 6, compact 3, breakLength
 // 80, no colours — Dates as ISODate('…'), BSON values as ObjectId('…'), Long('…'), ..., and values
 // that came from the server printed at full depth (mongosh's deep-inspect wrapper).
-import { inspect as nodeInspect } from 'node-inspect-extracted';
 import { bsonType } from './bson.js';
 
 const customInspect = Symbol.for('nodejs.util.inspect.custom');
@@ -14,6 +13,11 @@ function dateInspect(depth, options) {
   return `ISODate('${this.toISOString()}')`;
 }
 
+// node-inspect-extracted is evaluated at the first print, not when the runtime loads: its set-up
+// is a third of the runtime's start-up, which is on the path to the first lesson's Run button.
+let inspectModule;
+const nodeInspect = () => (inspectModule ??= require('node-inspect-extracted')).inspect;
+
 /** util.inspect with mongosh's options (and the ISODate form of dates while it runs). */
 export function inspect(value, options = {}) {
   installServerInspect();
@@ -22,7 +26,7 @@ export function inspect(value, options = {}) {
   try {
     const opts = { showProxy: false, colors: false, depth: 6 };
     for (const [k, v] of Object.entries(options)) if (v !== undefined && k !== 'allowControlCharacters') opts[k] = v;
-    return nodeInspect(value, opts);
+    return nodeInspect()(value, opts);
   } finally {
     if (!had) delete Date.prototype[customInspect];
   }

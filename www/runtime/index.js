@@ -9,7 +9,6 @@
 // `engine` is the wasm-bindgen Engine (command(bytes) -> bytes, lastCost()). Scripts run as
 // written for mongosh 2.x: every shell method is synchronous (the engine is in memory), and each
 // run is its own top-level scope (an async function, so top-level `await` works too).
-import assert from 'assert';
 import { BSON, shellBson, makePrintableBson, bsonsize, toBytes } from './bson.js';
 import { formatPrint, addCustomInspect, shellApiType, inspect } from './format.js';
 import { Client } from './client.js';
@@ -131,7 +130,6 @@ class Session {
       load() {
         throw new MongoshUnimplementedError('load is not currently implemented for this platform', CommonErrors.NotImplemented);
       },
-      assert,
       version: () => '2.11.1',
       isInteractive: () => false,
       quit() {},
@@ -140,6 +138,20 @@ class Session {
     for (const [k, v] of Object.entries(globals)) {
       Object.defineProperty(g, k, { value: v, writable: true, configurable: true, enumerable: false });
     }
+    // `assert` (the npm package, Node's assert, with the `util` polyfill it brings) is evaluated
+    // when a script first reads it: its set-up is a third of the runtime's start-up. The global
+    // then becomes a plain value, as mongosh's is.
+    const define = (value) => Object.defineProperty(g, 'assert', { value, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(g, 'assert', {
+      get() {
+        const a = require('assert');
+        define(a);
+        return a;
+      },
+      set: define,
+      configurable: true,
+      enumerable: false,
+    });
     const cons = g.console ?? {};
     const shellConsole = Object.create(cons);
     shellConsole.log = print;
