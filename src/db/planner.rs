@@ -11,8 +11,9 @@
 //! against the whole filter, so a plan changes the order of the results and the counters
 //! (`keysExamined`, `docsExamined`), never which documents match.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Bound;
 
 use bson::{doc, oid::ObjectId, Bson, Document};
@@ -25,22 +26,23 @@ use super::collection::{id_equalities, Collection};
 use super::exec::Sort;
 use super::index::{Index, IndexKey, KeyPart};
 
-/// One interval of values of a key field.
+/// One interval of values of a key field; its ends borrow the filter's values where they come
+/// from it (a plan is made for every statement: copying them was most of its cost).
 #[derive(Debug, Clone)]
-pub(crate) struct Interval {
-    lo: Bson,
+pub(crate) struct Interval<'a> {
+    lo: Cow<'a, Bson>,
     lo_incl: bool,
-    hi: Bson,
+    hi: Cow<'a, Bson>,
     hi_incl: bool,
 }
 
-impl Interval {
-    fn point(v: Bson) -> Interval {
+impl<'a> Interval<'a> {
+    fn point(v: Cow<'a, Bson>) -> Interval<'a> {
         Interval { lo: v.clone(), lo_incl: true, hi: v, hi_incl: true }
     }
 
-    fn full() -> Interval {
-        Interval { lo: Bson::MinKey, lo_incl: true, hi: Bson::MaxKey, hi_incl: true }
+    fn full() -> Interval<'a> {
+        Interval { lo: Cow::Owned(Bson::MinKey), lo_incl: true, hi: Cow::Owned(Bson::MaxKey), hi_incl: true }
     }
 
     fn is_point(&self) -> bool {
@@ -54,7 +56,7 @@ impl Interval {
     }
 
     /// The intersection of two intervals (`None` when empty).
-    fn intersect(&self, o: &Interval) -> Option<Interval> {
+    fn intersect(&self, o: &Interval<'a>) -> Option<Interval<'a>> {
         let (lo, lo_incl) = match value::compare(&self.lo, &o.lo) {
             Ordering::Greater => (self.lo.clone(), self.lo_incl),
             Ordering::Less => (o.lo.clone(), o.lo_incl),
@@ -103,18 +105,18 @@ fn bracket(v: &Bson) -> ((Bson, bool), (Bson, bool)) {
 
 /// What a filter says about one path, for bounds.
 #[derive(Debug, Clone)]
-struct Pred {
-    kind: PredKind,
+struct Pred<'a> {
+    kind: PredKind<'a>,
     /// The `$elemMatch` it sits in (numbered in the filter), whose conditions hold for one
     /// array element together.
     group: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
-enum PredKind {
-    /// Equality to one of these values.
-    Points(Vec<Bson>),
-    Range(Interval),
+enum PredKind<'a> {
+    /// Equality to one of these values (the filter's).
+    Points(&'a [Bson]),
+    Range(Interval<'a>),
 }
 
 /// A value an equality can look up in an index: not an array (which also matches arrays
@@ -131,21 +133,31 @@ fn usable_range_value(v: &Bson) -> bool {
     usable_point(v) && !matches!(v, Bson::Null | Bson::Undefined | Bson::MinKey | Bson::MaxKey)
 }
 
-/// Where predicates are collected: by path, with the `$elemMatch` being read and a counter.
+/// Where predicates are collected: with their paths in filter order (a filter has few), and a
+/// counter of the `$elemMatch`es read.
 #[derive(Default)]
-struct Preds {
-    by_path: BTreeMap<String, Vec<Pred>>,
+struct Preds<'a> {
+    list: Vec<(Cow<'a, str>, Pred<'a>)>,
     groups: usize,
 }
 
-impl Preds {
-    fn push(&mut self, path: &str, kind: PredKind, group: Option<usize>) {
-        self.by_path.entry(path.to_string()).or_default().push(Pred { kind, group });
+impl<'a> Preds<'a> {
+    fn push(&mut self, path: &Cow<'a, str>, kind: PredKind<'a>, group: Option<usize>) {
+        self.list.push((path.clone(), Pred { kind, group }));
+    }
+
+    /// The predicates on `path`.
+    fn of<'p>(&'p self, path: &'p str) -> impl Iterator<Item = &'p Pred<'a>> + Clone {
+        self.list.iter().filter(move |(p, _)| p == path).map(|(_, pred)| pred)
+    }
+
+    fn has(&self, path: &str) -> bool {
+        self.list.iter().any(|(p, _)| p == path)
     }
 }
 
 /// The predicates of a filter's top level (and of `$and`, and inside `$elemMatch`) by path.
-fn predicates(filter: &Document, prefix: &str, group: Option<usize>, out: &mut Preds) {
+fn predicates<'a>(filter: &'a Document, prefix: &str, group: Option<usize>, out: &mut Preds<'a>) {
     for (k, v) in filter {
         if k == "$and" {
             if let Bson::Array(a) = v {
@@ -160,36 +172,36 @@ fn predicates(filter: &Document, prefix: &str, group: Option<usize>, out: &mut P
         if k.starts_with('$') {
             continue;
         }
-        let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        let path = if prefix.is_empty() { Cow::Borrowed(k.as_str()) } else { Cow::Owned(format!("{prefix}.{k}")) };
         operator_predicates(&path, v, group, out);
     }
 }
 
 /// The predicates of `path: v` (a value or an operator document).
-fn operator_predicates(path: &str, v: &Bson, group: Option<usize>, out: &mut Preds) {
+fn operator_predicates<'a>(path: &Cow<'a, str>, v: &'a Bson, group: Option<usize>, out: &mut Preds<'a>) {
     let ops = match v {
         Bson::Document(d) if d.keys().next().map(|k| k.starts_with('$')).unwrap_or(false) => d,
         other => {
             if usable_point(other) {
-                out.push(path, PredKind::Points(vec![other.clone()]), group);
+                out.push(path, PredKind::Points(std::slice::from_ref(other)), group);
             }
             return;
         }
     };
     for (op, arg) in ops {
         let pred = match op.as_str() {
-            "$eq" if usable_point(arg) => PredKind::Points(vec![arg.clone()]),
+            "$eq" if usable_point(arg) => PredKind::Points(std::slice::from_ref(arg)),
             "$in" => match arg {
-                Bson::Array(vals) if !vals.is_empty() && vals.iter().all(usable_point) => PredKind::Points(vals.clone()),
+                Bson::Array(vals) if !vals.is_empty() && vals.iter().all(usable_point) => PredKind::Points(vals),
                 _ => continue,
             },
             "$gt" | "$gte" | "$lt" | "$lte" if usable_range_value(arg) => {
                 let ((min, min_incl), (max, max_incl)) = bracket(arg);
                 let incl = op.ends_with('e');
                 if op.starts_with("$g") {
-                    PredKind::Range(Interval { lo: arg.clone(), lo_incl: incl, hi: max, hi_incl: max_incl })
+                    PredKind::Range(Interval { lo: Cow::Borrowed(arg), lo_incl: incl, hi: Cow::Owned(max), hi_incl: max_incl })
                 } else {
-                    PredKind::Range(Interval { lo: min, lo_incl: min_incl, hi: arg.clone(), hi_incl: incl })
+                    PredKind::Range(Interval { lo: Cow::Owned(min), lo_incl: min_incl, hi: Cow::Borrowed(arg), hi_incl: incl })
                 }
             }
             "$elemMatch" => {
@@ -214,21 +226,26 @@ fn operator_predicates(path: &str, v: &Bson, group: Option<usize>, out: &mut Pre
 /// the points of an equality (less those the ranges rule out), else the ranges intersected. On
 /// a field with arrays only conditions of one `$elemMatch` combine (different elements may
 /// satisfy the others).
-fn field_intervals(preds: &[Pred], multikey: bool) -> Option<(Vec<Interval>, Option<usize>)> {
+fn field_intervals<'a, 'p>(preds: impl Iterator<Item = &'p Pred<'a>> + Clone, multikey: bool) -> Option<(Vec<Interval<'a>>, Option<usize>)>
+where
+    'a: 'p,
+{
     let combinable = |a: Option<usize>, b: Option<usize>| !multikey || (a.is_some() && a == b);
-    let ranges: Vec<(&Interval, Option<usize>)> =
-        preds.iter().filter_map(|p| if let PredKind::Range(r) = &p.kind { Some((r, p.group)) } else { None }).collect();
-    if let Some((points, group)) = preds.iter().find_map(|p| if let PredKind::Points(v) = &p.kind { Some((v, p.group)) } else { None }) {
-        let mut pts: Vec<Bson> = points.clone();
-        pts.retain(|p| ranges.iter().all(|(r, g)| !combinable(group, *g) || r.contains(p)));
-        pts.sort_by(value::compare);
-        pts.dedup_by(|a, b| value::equal(a, b));
-        return Some((pts.into_iter().map(Interval::point).collect(), group));
+    let ranges = || preds.clone().filter_map(|p| if let PredKind::Range(r) = &p.kind { Some((r, p.group)) } else { None });
+    if let Some((points, group)) = preds.clone().find_map(|p| if let PredKind::Points(v) = p.kind { Some((v, p.group)) } else { None }) {
+        let kept = |p: &Bson| ranges().all(|(r, g)| !combinable(group, g) || r.contains(p));
+        let mut pts: Vec<&'a Bson> = points.iter().filter(|p| kept(p)).collect();
+        if pts.len() > 1 {
+            pts.sort_by(|a, b| value::compare(a, b));
+            pts.dedup_by(|a, b| value::equal(a, b));
+        }
+        return Some((pts.into_iter().map(|p| Interval::point(Cow::Borrowed(p))).collect(), group));
     }
-    let (first, group) = ranges.first().map(|(r, g)| ((*r).clone(), *g))?;
+    let mut rs = ranges();
+    let (first, group) = rs.next().map(|(r, g)| (r.clone(), g))?;
     let mut acc = Some(first);
-    for (r, g) in &ranges[1..] {
-        if combinable(group, *g) {
+    for (r, g) in rs {
+        if combinable(group, g) {
             acc = acc.and_then(|a| a.intersect(r));
         }
     }
@@ -237,11 +254,11 @@ fn field_intervals(preds: &[Pred], multikey: bool) -> Option<(Vec<Interval>, Opt
 
 /// A scan of one index over bounds.
 #[derive(Debug, Clone)]
-pub(crate) struct IxScan {
+pub(crate) struct IxScan<'a> {
     /// The index's position in `Collection::indexes`.
     pub index: usize,
     /// Intervals per key field, in ascending value order.
-    bounds: Vec<Vec<Interval>>,
+    bounds: Vec<Vec<Interval<'a>>>,
     /// Scan the index backwards (for a sort in the opposite direction).
     pub reverse: bool,
     /// The scan returns documents in the requested sort order.
@@ -250,16 +267,16 @@ pub(crate) struct IxScan {
 
 /// How a read finds its documents.
 #[derive(Debug, Clone)]
-pub(crate) enum Plan {
+pub(crate) enum Plan<'a> {
     /// `_id` equalities through the `_id` map.
     IdHack { ids: Vec<Bson> },
-    Ixscan(IxScan),
+    Ixscan(IxScan<'a>),
     /// The union of index scans, one per `$or` branch.
-    Or(Vec<IxScan>),
+    Or(Vec<IxScan<'a>>),
     CollScan { reverse: bool },
 }
 
-impl Plan {
+impl Plan<'_> {
     /// True when the plan returns documents in the requested sort order.
     pub fn provides_sort(&self) -> bool {
         match self {
@@ -279,7 +296,7 @@ fn sort_keys(sort: Option<&Sort>) -> Option<Vec<(String, bool)>> {
 }
 
 /// The index scan of `ix` for `preds`, if the index can bound the filter or give the sort.
-fn candidate(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: Option<&[(String, bool)]>) -> Option<IxScan> {
+fn candidate<'a>(i: usize, ix: &Index, preds: &Preds<'a>, sort: Option<&[(String, bool)]>) -> Option<IxScan<'a>> {
     let (scan, bounded) = index_scan(i, ix, preds, sort);
     if !bounded && !scan.provides_sort {
         return None;
@@ -288,15 +305,15 @@ fn candidate(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: Op
 }
 
 /// The scan of `ix` for `preds` and `sort`, and whether its leading field is bounded.
-fn index_scan(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: Option<&[(String, bool)]>) -> (IxScan, bool) {
+fn index_scan<'a>(i: usize, ix: &Index, preds: &Preds<'a>, sort: Option<&[(String, bool)]>) -> (IxScan<'a>, bool) {
     let fields: Vec<&String> = ix.key.keys().collect();
     let paths = |pos: usize| ix.multikey_paths.get(pos).map(Vec::as_slice).unwrap_or(&[]);
-    let mut bounds: Vec<Vec<Interval>> = Vec::with_capacity(fields.len());
+    let mut bounds: Vec<Vec<Interval<'a>>> = Vec::with_capacity(fields.len());
     let mut groups: Vec<Option<usize>> = Vec::with_capacity(fields.len());
     let mut eq_prefix = 0;
     let mut bounding = true;
     for (pos, f) in fields.iter().enumerate() {
-        let mut iv = if bounding { preds.get(*f).and_then(|p| field_intervals(p, !paths(pos).is_empty())) } else { None };
+        let mut iv = if bounding { field_intervals(preds.of(f), !paths(pos).is_empty()) } else { None };
         // Fields through one array combine bounds only under one `$elemMatch`.
         if let Some((_, g)) = &iv {
             let conflict = (0..pos).any(|earlier| {
@@ -328,7 +345,7 @@ fn index_scan(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: O
             }
         }
     }
-    let bounded = bounds.first().map(|b| !(b.len() == 1 && b[0].lo == Bson::MinKey && b[0].hi == Bson::MaxKey)).unwrap_or(false);
+    let bounded = bounds.first().map(|b| !(b.len() == 1 && *b[0].lo == Bson::MinKey && *b[0].hi == Bson::MaxKey)).unwrap_or(false);
     // The sort the index gives after its equality prefix (fields fixed by the prefix drop out).
     let (provides_sort, reverse) = match sort {
         Some(keys) if (eq_prefix..fields.len()).take(keys.len()).all(|p| paths(p).is_empty()) => {
@@ -359,7 +376,7 @@ fn index_scan(i: usize, ix: &Index, preds: &BTreeMap<String, Vec<Pred>>, sort: O
 
 /// Plans a read of `coll` with `filter` (and `sort`, `skip + limit` when known). A `hint` (an
 /// index name, a key pattern or `{ $natural: 1 | -1 }`) forces the plan.
-pub(crate) fn plan_with_hint(coll: &Collection, filter: &Document, sort: Option<&Sort>, want: Option<usize>, hint: Option<&Bson>) -> Result<Plan> {
+pub(crate) fn plan_with_hint<'a>(coll: &Collection, filter: &'a Document, sort: Option<&Sort>, want: Option<usize>, hint: Option<&Bson>) -> Result<Plan<'a>> {
     let Some(hint) = hint else { return Ok(plan(coll, filter, sort, want)) };
     let found = match hint {
         Bson::String(name) => coll.indexes.iter().position(|ix| &ix.name == name),
@@ -378,11 +395,11 @@ pub(crate) fn plan_with_hint(coll: &Collection, filter: &Document, sort: Option<
     let mut collected = Preds::default();
     predicates(filter, "", None, &mut collected);
     let keys = sort_keys(sort);
-    Ok(Plan::Ixscan(index_scan(i, &coll.indexes[i], &collected.by_path, keys.as_deref()).0))
+    Ok(Plan::Ixscan(index_scan(i, &coll.indexes[i], &collected, keys.as_deref()).0))
 }
 
 /// Plans a read of `coll` with `filter` (and `sort`, `skip + limit` when known).
-pub(crate) fn plan(coll: &Collection, filter: &Document, sort: Option<&Sort>, want: Option<usize>) -> Plan {
+pub(crate) fn plan<'a>(coll: &Collection, filter: &'a Document, sort: Option<&Sort>, want: Option<usize>) -> Plan<'a> {
     if let Some(Sort::Natural { reverse }) = sort {
         return Plan::CollScan { reverse: *reverse };
     }
@@ -391,16 +408,17 @@ pub(crate) fn plan(coll: &Collection, filter: &Document, sort: Option<&Sort>, wa
             return Plan::IdHack { ids };
         }
     }
-    let mut collected = Preds::default();
-    predicates(filter, "", None, &mut collected);
-    let preds = collected.by_path;
+    let mut preds = Preds { list: Vec::with_capacity(filter.len()), groups: 0 };
+    predicates(filter, "", None, &mut preds);
     let sort_keys = sort_keys(sort);
-    let consumed = filter.keys().all(|k| preds.contains_key(k));
+    let consumed = filter.keys().all(|k| preds.has(k));
     let candidates: Vec<(&Index, IxScan)> = coll
         .indexes
         .iter()
         .enumerate()
         .filter(|(_, ix)| !ix.is_partial() && !ix.sparse)
+        // Without a sort, an index is a candidate only when the filter bounds its first field.
+        .filter(|(_, ix)| sort_keys.is_some() || ix.key.keys().next().is_some_and(|f| preds.has(f)))
         .filter_map(|(i, ix)| candidate(i, ix, &preds, sort_keys.as_deref()).map(|scan| (ix, scan)))
         .collect();
     // One candidate needs no costing (counting its keys walks its bounds).
@@ -444,12 +462,12 @@ pub(crate) fn plan(coll: &Collection, filter: &Document, sort: Option<&Sort>, wa
 }
 
 /// An `_id` equality as a scan of the `_id` index (inside an `$or`).
-fn id_scan(coll: &Collection, ids: Vec<Bson>) -> Option<IxScan> {
+fn id_scan<'a>(coll: &Collection, ids: Vec<Bson>) -> Option<IxScan<'a>> {
     let index = coll.indexes.iter().position(Index::is_id)?;
     let mut pts = ids;
     pts.sort_by(value::compare);
     pts.dedup_by(|a, b| value::equal(a, b));
-    Some(IxScan { index, bounds: vec![pts.into_iter().map(Interval::point).collect()], reverse: false, provides_sort: false })
+    Some(IxScan { index, bounds: vec![pts.into_iter().map(|p| Interval::point(Cow::Owned(p))).collect()], reverse: false, provides_sort: false })
 }
 
 /// How many key ranges a scan seeks at most (the product of its leading fields' intervals).
@@ -471,20 +489,21 @@ fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
     while seek > 1 && scan.bounds[..seek].iter().try_fold(1usize, |p, ivs| p.checked_mul(ivs.len()).filter(|p| *p <= MAX_SEEK_RANGES)).is_none() {
         seek -= 1;
     }
-    // Each field's intervals in index order.
-    let ordered: Vec<Vec<Interval>> = scan
-        .bounds
-        .iter()
-        .enumerate()
-        .map(|(i, ivs)| if ix.is_descending(i) { ivs.iter().rev().cloned().collect() } else { ivs.clone() })
-        .collect();
-    let mut combos: Vec<Vec<&Interval>> = vec![Vec::new()];
-    for ivs in ordered.iter().take(seek) {
+    // The combinations of the seek fields' intervals, each field's in index order.
+    let mut combos: Vec<Vec<&Interval>> = vec![Vec::with_capacity(seek)];
+    for (i, ivs) in scan.bounds.iter().enumerate().take(seek) {
+        let in_order = |k: usize| if ix.is_descending(i) { &ivs[ivs.len() - 1 - k] } else { &ivs[k] };
+        if ivs.len() == 1 {
+            for c in &mut combos {
+                c.push(&ivs[0]);
+            }
+            continue;
+        }
         let mut next = Vec::with_capacity(combos.len() * ivs.len());
         for c in &combos {
-            for iv in ivs {
+            for k in 0..ivs.len() {
                 let mut c2 = c.clone();
-                c2.push(iv);
+                c2.push(in_order(k));
                 next.push(c2);
             }
         }
@@ -506,7 +525,7 @@ fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
             let mut start = Vec::with_capacity(n);
             let mut end = Vec::with_capacity(n);
             for (i, iv) in c.iter().enumerate() {
-                let (a, b) = if ix.is_descending(i) { (&iv.hi, &iv.lo) } else { (&iv.lo, &iv.hi) };
+                let (a, b) = if ix.is_descending(i) { (&*iv.hi, &*iv.lo) } else { (&*iv.lo, &*iv.hi) };
                 start.push(part(i, a));
                 end.push(part(i, b));
             }
@@ -535,9 +554,9 @@ fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&IndexKey, &[u64]) -> b
         if start > end {
             continue;
         }
-        let range = ix.entries().range((Bound::Included(start), Bound::Included(end)));
-        let iter: Box<dyn Iterator<Item = (&IndexKey, &Vec<u64>)>> = if scan.reverse { Box::new(range.rev()) } else { Box::new(range) };
-        for (k, rids) in iter {
+        let mut range = ix.entries().range((Bound::Included(start), Bound::Included(end)));
+        loop {
+            let Some((k, rids)) = (if scan.reverse { range.next_back() } else { range.next() }) else { break };
             if in_bounds(scan, k) && !visit(k, rids) {
                 return;
             }
@@ -559,12 +578,18 @@ fn count_keys(ix: &Index, scan: &IxScan) -> usize {
 /// whether to go on. Returns the number of index keys examined.
 pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64) -> Result<bool>) -> Result<u64> {
     let mut seen = HashSet::new();
+    // One scan of an index without arrays meets each record once (its one key, in one of the
+    // disjoint ranges): no need to remember the records seen.
+    let once = match plan {
+        Plan::Ixscan(scan) => coll.indexes.get(scan.index).map(|ix| !ix.multikey).unwrap_or(false),
+        _ => false,
+    };
     let mut keys = 0u64;
     let mut error = None;
     let mut each_key = |rids: &[u64], keys: &mut u64| -> bool {
         for r in rids {
             *keys += 1;
-            if seen.insert(*r) {
+            if once || seen.insert(*r) {
                 match visit(*r) {
                     Ok(true) => {}
                     Ok(false) => return false,

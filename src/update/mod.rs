@@ -28,7 +28,7 @@ use crate::query::Matcher;
 use crate::value::types::type_name;
 use crate::value::{bson_size, compare, display};
 
-use modifier::identical_docs;
+use modifier::{identical_docs, DocId};
 use tree::{Ctx, Node, ObjectNode, ParseCx};
 pub use undo::Undo;
 
@@ -140,6 +140,25 @@ impl Update {
     /// errors as [`Update::apply`], but on an error `doc` may be left partly updated: the caller
     /// restores it (the database keeps the stored document's BSON bytes for that).
     pub fn apply_in_place(&self, doc: &mut Document, positional: Option<usize>, inserting: bool, env: &Env) -> Result<InPlace> {
+        self.apply_in_place_sized(doc, positional, inserting, env, None)
+    }
+
+    /// [`Update::apply_in_place`] on a stored document of BSON size `stored_size` whose
+    /// [`Update::undo_point`] is `undo`: the new size is the old one less the touched top-level
+    /// fields' old sizes plus their new ones (an appended array adds its new elements), not a
+    /// walk over the whole document (a bucket of readings is mostly untouched).
+    pub fn apply_stored_in_place(&self, doc: &mut Document, positional: Option<usize>, env: &Env, undo: &Undo, stored_size: usize) -> Result<InPlace> {
+        self.apply_in_place_sized(doc, positional, false, env, Some((undo, stored_size)))
+    }
+
+    fn apply_in_place_sized(
+        &self,
+        doc: &mut Document,
+        positional: Option<usize>,
+        inserting: bool,
+        env: &Env,
+        stored: Option<(&Undo, usize)>,
+    ) -> Result<InPlace> {
         let Kind::Modifiers { root, .. } = &self.kind else {
             let a = self.apply(doc, positional, inserting, env)?;
             let size = if a.modified { bson_size(&a.doc) } else { 0 };
@@ -151,7 +170,7 @@ impl Update {
             positional,
             inserting,
             filters: &self.filters,
-            id: id_of(doc),
+            id: DocId(doc.get("_id").cloned()),
             changed: Vec::new(),
             modified: false,
             timestamps: 0,
@@ -172,7 +191,14 @@ impl Update {
                 validate::id_value(id)?;
             }
         }
-        let size = check_size(doc, inserting)?;
+        let size = match stored.and_then(|(undo, old)| undo.size_after(old, doc)) {
+            Some(size) => {
+                debug_assert_eq!(size, bson_size(doc), "incremental size after an in-place update");
+                size
+            }
+            None => bson_size(doc),
+        };
+        check_size_of(size, inserting)?;
         Ok(InPlace { changed_paths: cx.changed, modified: true, size })
     }
 }
@@ -191,6 +217,12 @@ pub struct InPlace {
 /// The size limit of an updated (17419) or upserted (17420) document; returns the size.
 fn check_size(doc: &Document, inserting: bool) -> Result<usize> {
     let size = bson_size(doc);
+    check_size_of(size, inserting)?;
+    Ok(size)
+}
+
+/// [`check_size`] of a document of BSON size `size`.
+fn check_size_of(size: usize, inserting: bool) -> Result<()> {
     if size > MAX_DOCUMENT_SIZE {
         return Err(if inserting {
             Error::code(17420, format!("Document to upsert is larger than {MAX_DOCUMENT_SIZE}"))
@@ -198,7 +230,7 @@ fn check_size(doc: &Document, inserting: bool) -> Result<usize> {
             Error::code(17419, format!("Resulting document after update is larger than {MAX_DOCUMENT_SIZE}"))
         });
     }
-    Ok(size)
+    Ok(())
 }
 
 /// Checks a replacement document (`replaceOne`, `findOneAndReplace`, an update command whose
@@ -207,14 +239,6 @@ fn check_size(doc: &Document, inserting: bool) -> Result<usize> {
 /// `undefined`, or a document with `$`-prefixed fields. Field names with dots are allowed.
 pub fn validate_replacement(doc: &Document) -> Result<()> {
     validate::document(doc, false)
-}
-
-/// The `_id` of a document as update messages quote it (`_id: 1`), or `no id`.
-fn id_of(d: &Document) -> String {
-    match d.get("_id") {
-        Some(v) => display::element("_id", v),
-        None => "no id".to_string(),
-    }
 }
 
 fn parse_modifiers(spec: &Document, filters: &[(String, Matcher)]) -> Result<Kind> {

@@ -6,6 +6,19 @@ use bson::Bson;
 use crate::env::Env;
 use crate::error::Result;
 
+/// The document's `_id` as update messages quote it (`_id: 1`), or `no id`: rendered only when a
+/// message needs it (rendering it for every update cost more than a small `$inc`).
+pub(crate) struct DocId(pub Option<Bson>);
+
+impl std::fmt::Display for DocId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some(v) => f.write_str(&crate::value::display::element("_id", v)),
+            None => f.write_str("no id"),
+        }
+    }
+}
+
 /// What an operator learns about the element it applies to.
 pub(crate) struct OpCtx<'a> {
     pub env: &'a Env,
@@ -14,7 +27,7 @@ pub(crate) struct OpCtx<'a> {
     /// The dotted path of the element.
     pub path: &'a str,
     /// The document's `_id` as messages quote it (`_id: 1`), or `no id`.
-    pub id: &'a str,
+    pub id: &'a DocId,
     /// Increments already handed to `$currentDate` timestamps in this operation.
     pub timestamps: &'a mut u32,
 }

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::query::Matcher;
 
 use super::fields::internal;
-use super::modifier::{OpCtx, Outcome};
+use super::modifier::{DocId, OpCtx, Outcome};
 use super::path::{child, cmp_fields, get_mut, is_array_filter, is_positional, parse_index, resolve, split_updatable};
 use super::registry::Op;
 use crate::value::display;
@@ -217,7 +217,7 @@ pub(crate) struct Ctx<'a> {
     pub inserting: bool,
     pub filters: &'a [(String, Matcher)],
     /// The document's `_id` as messages quote it.
-    pub id: String,
+    pub id: DocId,
     pub changed: Vec<String>,
     pub modified: bool,
     pub timestamps: u32,

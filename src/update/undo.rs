@@ -7,6 +7,7 @@
 use bson::{Bson, Document};
 
 use super::registry::Op;
+use crate::value::{decimal_digits, value_size};
 use super::tree::Node;
 
 /// What restores a document after a failed in-place update (see [`super::Update::undo_point`]).
@@ -105,6 +106,28 @@ impl Undo {
         out
     }
 
+    /// The BSON size of `doc` after the update, from `old_size` (the size when this was taken):
+    /// less the touched top-level fields' old sizes, plus their new ones; an array the update
+    /// appended to adds only its new elements. `None` when only the whole document tells.
+    pub(crate) fn size_after(&self, old_size: usize, doc: &Document) -> Option<usize> {
+        let Kept::Fields { fields, .. } = &self.0 else { return None };
+        let element = |name: &str, v: &Bson| 1 + name.len() + 1 + value_size(v);
+        let mut size = old_size;
+        for (name, field) in fields {
+            let now = doc.get(name);
+            match field {
+                Field::Len(n) => {
+                    let Some(Bson::Array(a)) = now else { return None };
+                    let added = a.get(*n..)?.iter().enumerate();
+                    size += added.map(|(i, v)| 1 + decimal_digits(n + i) + 1 + value_size(v)).sum::<usize>();
+                }
+                Field::Absent => size += now.map(|v| element(name, v)).unwrap_or(0),
+                Field::Value(old) => size = size.checked_sub(element(name, old))? + now.map(|v| element(name, v)).unwrap_or(0),
+            }
+        }
+        Some(size)
+    }
+
     /// Puts the document back as it was when this was taken.
     pub fn restore(self, doc: &mut Document) {
         let (fields, order) = match self.0 {
@@ -138,6 +161,55 @@ impl Undo {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bson::{doc, Bson, Document};
+
+    use crate::env::Env;
+    use crate::update::Update;
+    use crate::value::bson_size;
+
+    /// The size an in-place update computes from the touched fields equals the document's
+    /// whole BSON size, for every kind of operator and field it touches.
+    #[test]
+    fn size_after_equals_bson_size() {
+        let readings: Vec<Bson> = (0..9).map(|i| Bson::Document(doc! {"t": i, "v": 1.5})).collect();
+        let base = doc! {"_id": 1, "s": "x", "n": 5, "a": [1, 2, 3], "r": readings, "o": {"p": {"q": 1}, "l": [1, "two"]}, "z": null};
+        let updates: Vec<Document> = vec![
+            doc! {"$push": {"r": {"t": 9, "v": 2.5}}},
+            doc! {"$push": {"r": {"$each": [{"t": 9}, {"t": 10, "v": "long string value"}]}}},
+            doc! {"$push": {"new": 1}},
+            doc! {"$push": {"a": {"$each": [4], "$position": 0}}},
+            doc! {"$push": {"a": {"$each": [9, 0], "$sort": 1, "$slice": 3}}},
+            doc! {"$addToSet": {"a": {"$each": [3, 4, 5]}}},
+            doc! {"$inc": {"n": 1, "sum": 2.5}, "$push": {"r": {"t": 1}}, "$setOnInsert": {"u": "C"}},
+            doc! {"$inc": {"n": 2_147_483_647}},
+            doc! {"$set": {"s": "a much longer string than before"}},
+            doc! {"$set": {"o.p.q": "deep", "o.l.1": {"x": [1]}}},
+            doc! {"$set": {"o.new.path": 1}},
+            doc! {"$unset": {"s": "", "o.p": ""}},
+            doc! {"$unset": {"missing": ""}, "$set": {"n": 6}},
+            doc! {"$rename": {"s": "t", "n": "o.m"}},
+            doc! {"$pop": {"a": 1}, "$pull": {"r": {"t": {"$lt": 4}}}},
+            doc! {"$pullAll": {"o.l": [1]}},
+            doc! {"$mul": {"n": 2.5}, "$min": {"z": -1}, "$max": {"x": Bson::MaxKey}},
+            doc! {"$bit": {"n": {"or": 1024i64}}},
+            doc! {"$currentDate": {"d": true, "ts": {"$type": "timestamp"}}},
+            doc! {"$set": {"a.$[]": "all"}},
+            doc! {"$set": {"r.10.t": 1}},
+        ];
+        let env = Env::new(bson::DateTime::from_millis(0));
+        for u in updates {
+            let update = Update::parse(&Bson::Document(u.clone()), None).unwrap();
+            let mut d = base.clone();
+            let undo = update.undo_point(&d);
+            let r = update.apply_stored_in_place(&mut d, None, &env, &undo, bson_size(&base)).unwrap();
+            assert!(r.modified, "{u}");
+            assert_eq!(r.size, bson_size(&d), "{u}");
         }
     }
 }

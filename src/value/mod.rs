@@ -77,7 +77,7 @@ pub fn raw_nests_deeper_than(doc: &bson::RawDocument, max: usize) -> bool {
     doc.iter().any(|e| e.is_ok_and(|(_, v)| value(v, max)))
 }
 
-fn decimal_digits(mut i: usize) -> usize {
+pub(crate) fn decimal_digits(mut i: usize) -> usize {
     let mut n = 1;
     while i >= 10 {
         i /= 10;

@@ -58,8 +58,15 @@ pub(crate) fn apply_to_existing(spec: &UpdateSpec, old: &Document, positional: O
 /// Applies an update to a stored document in place (see [`Collection::update_in_place`]): the
 /// same checks as [`apply_to_existing`], the nesting limit only on what the update changed
 /// (`undo` knows which fields those are; the rest was checked when it was stored).
-pub(crate) fn apply_in_place(spec: &UpdateSpec, doc: &mut Document, undo: &Undo, positional: Option<usize>, env: &Env) -> Result<crate::update::InPlace> {
-    let r = spec.0.apply_in_place(doc, positional, false, env)?;
+pub(crate) fn apply_in_place(
+    spec: &UpdateSpec,
+    doc: &mut Document,
+    undo: &Undo,
+    stored_size: usize,
+    positional: Option<usize>,
+    env: &Env,
+) -> Result<crate::update::InPlace> {
+    let r = spec.0.apply_stored_in_place(doc, positional, env, undo, stored_size)?;
     if r.modified {
         validate::check_depth_of(&undo.changed_values(doc))?;
     }
@@ -232,7 +239,7 @@ pub(crate) fn update_statement(
                     |doc| spec.0.undo_point(doc),
                     |doc, undo| {
                         found = true;
-                        let r = apply_in_place(spec, doc, undo, details.elem_index, env)?;
+                        let r = apply_in_place(spec, doc, undo, before_size, details.elem_index, env)?;
                         changed_paths = r.changed_paths;
                         Ok(r.modified.then_some(r.size))
                     },
