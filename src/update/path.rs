@@ -46,12 +46,12 @@ pub fn is_array_filter(part: &str) -> bool {
 }
 
 /// Splits an update path and checks it as `fieldchecker::isUpdatable` does.
-pub fn split_updatable(path: &str) -> Result<Vec<String>> {
+pub fn split_updatable(path: &str) -> Result<Vec<&str>> {
     if path.is_empty() {
         return Err(Error::new(ErrorKind::EmptyFieldName, "An empty update path is not valid."));
     }
-    let parts: Vec<String> = path.split('.').map(str::to_string).collect();
-    if parts.iter().any(String::is_empty) {
+    let parts: Vec<&str> = path.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
         return Err(Error::new(
             ErrorKind::EmptyFieldName,
             format!("The update path '{path}' contains an empty field name, which is not allowed."),

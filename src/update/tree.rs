@@ -140,8 +140,8 @@ pub(crate) fn place(root: &mut Node, path: &str, make_leaf: impl FnOnce() -> Res
     let last = parts.len() - 1;
     let mut cur = root;
     for i in 0..last {
-        let name = if is_array_filter(&parts[i]) { identifier(&parts[i], i, path, cx)? } else { parts[i].clone() };
-        let want_array = is_array_filter(&parts[i + 1]);
+        let name = if is_array_filter(parts[i]) { identifier(parts[i], i, path, cx)? } else { parts[i].to_string() };
+        let want_array = is_array_filter(parts[i + 1]);
         match get_child(cur, &name) {
             Some(Node::Array(_)) if want_array => {}
             Some(Node::Object(_)) if !want_array => {}
@@ -153,7 +153,7 @@ pub(crate) fn place(root: &mut Node, path: &str, make_leaf: impl FnOnce() -> Res
         }
         cur = get_child_mut(cur, &name).ok_or_else(|| internal("child vanished"))?;
     }
-    let name = if is_array_filter(&parts[last]) { identifier(&parts[last], last, path, cx)? } else { parts[last].clone() };
+    let name = if is_array_filter(parts[last]) { identifier(parts[last], last, path, cx)? } else { parts[last].to_string() };
     if get_child(cur, &name).is_some() {
         return Err(conflict(path, path));
     }
