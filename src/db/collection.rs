@@ -34,7 +34,7 @@ pub struct Collection {
     records: BTreeMap<u64, Record>,
     next_rid: u64,
     /// `hash_key(_id)` -> record id. Absent for time series collections (no `_id` index).
-    id_index: Option<HashMap<Vec<u8>, u64>>,
+    id_index: Option<HashMap<Vec<u8>, u64, crate::value::KeyHasher>>,
     /// Every index including `_id_` (first), in creation order.
     pub indexes: Vec<Index>,
     data_size: usize,
@@ -51,7 +51,7 @@ impl Collection {
             uuid,
             records: BTreeMap::new(),
             next_rid: 1,
-            id_index: if timeseries { None } else { Some(HashMap::new()) },
+            id_index: if timeseries { None } else { Some(HashMap::default()) },
             indexes: if timeseries { Vec::new() } else { vec![Index::id_index()] },
             data_size: 0,
         }

@@ -123,12 +123,23 @@ pub fn compare_arrays(a: &[Bson], b: &[Bson]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
+/// The hasher of maps and sets keyed by [`hash_key`] bytes (groups, `$in`, `_id` lookups):
+/// aHash, which bson's documents already use, rather than std's SipHash, whose resistance to
+/// crafted keys buys nothing in an engine serving one learner's own data.
+pub type KeyHasher = ahash::RandomState;
+
 /// A byte key equal for exactly the values the server treats as equal (1, 1.0, `Long(1)` and
 /// `Decimal128('1.00')` share one key). Used for hashing in groups, sets and `$in`.
 pub fn hash_key(v: &Bson) -> Vec<u8> {
     let mut out = Vec::with_capacity(16);
     write_key(v, &mut out);
     out
+}
+
+/// [`hash_key`] into a reused buffer (cleared first).
+pub fn hash_key_into(v: &Bson, out: &mut Vec<u8>) {
+    out.clear();
+    write_key(v, out);
 }
 
 fn write_key(v: &Bson, out: &mut Vec<u8>) {

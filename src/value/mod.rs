@@ -8,7 +8,7 @@ pub mod number;
 pub mod path;
 pub mod types;
 
-pub use compare::{canonical_type, compare, compare_documents, equal, hash_key};
+pub use compare::{canonical_type, compare, compare_documents, equal, hash_key, hash_key_into, KeyHasher};
 pub use number::Number;
 
 use bson::{Bson, Document};

@@ -17,7 +17,7 @@ pub(crate) fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<
 
 #[derive(Default)]
 pub(crate) struct SetFold {
-    seen: HashSet<Vec<u8>>,
+    seen: HashSet<Vec<u8>, crate::value::KeyHasher>,
     values: Vec<Bson>,
 }
 

@@ -14,7 +14,7 @@ use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::env::Env;
 use crate::error::Result;
 use crate::expr::{Expr, VarScope};
-use crate::value::hash_key;
+use crate::value::{hash_key_into, KeyHasher};
 
 #[derive(Debug)]
 pub(crate) struct Group {
@@ -58,26 +58,28 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
 /// Groups in first-seen order of their keys (keys equal as the server compares them).
 pub(crate) struct Groups<'s> {
     stmts: &'s [Statement],
-    index: HashMap<Vec<u8>, usize>,
+    index: HashMap<Vec<u8>, usize, KeyHasher>,
     rows: Vec<(Bson, Row<'s>)>,
+    /// The current document's key bytes (one buffer for all documents).
+    scratch: Vec<u8>,
 }
 
 impl<'s> Groups<'s> {
     pub fn new(stmts: &'s [Statement]) -> Groups<'s> {
-        Groups { stmts, index: HashMap::new(), rows: Vec::new() }
+        Groups { stmts, index: HashMap::default(), rows: Vec::new(), scratch: Vec::new() }
     }
 
     /// The group of a key (`None`, missing, groups with null); the key is copied only for a new
     /// group.
     pub fn slot(&mut self, key: Option<&Bson>, env: &Env) -> Result<usize> {
         let key = key.unwrap_or(&Bson::Null);
-        let h = hash_key(key);
-        if let Some(i) = self.index.get(&h) {
+        hash_key_into(key, &mut self.scratch);
+        if let Some(i) = self.index.get(self.scratch.as_slice()) {
             return Ok(*i);
         }
         let row = Row::start(self.stmts, key, env)?;
         self.rows.push((key.clone(), row));
-        self.index.insert(h, self.rows.len() - 1);
+        self.index.insert(self.scratch.clone(), self.rows.len() - 1);
         Ok(self.rows.len() - 1)
     }
 

@@ -14,7 +14,7 @@ use crate::value::hash_key;
 /// The `$in` predicate.
 #[derive(Debug, Clone)]
 pub(crate) struct In {
-    keys: HashSet<Vec<u8>>,
+    keys: HashSet<Vec<u8>, crate::value::KeyHasher>,
     regexes: Vec<RegexPred>,
     has_null: bool,
     /// The plain values, in the order given (for upsert seeds and index lookups).
@@ -24,7 +24,7 @@ pub(crate) struct In {
 impl In {
     /// Parses the list of an `$in` or `$nin`.
     pub fn parse_list(list: &[Bson]) -> Result<In> {
-        let mut keys = HashSet::new();
+        let mut keys = HashSet::default();
         let mut regexes = Vec::new();
         let mut values = Vec::new();
         let mut has_null = false;
