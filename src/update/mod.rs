@@ -242,7 +242,8 @@ pub fn validate_replacement(doc: &Document) -> Result<()> {
 }
 
 fn parse_modifiers(spec: &Document, filters: &[(String, Matcher)]) -> Result<Kind> {
-    let mut root = Node::Object(ObjectNode::default());
+    let fields = spec.values().map(|v| if let Bson::Document(d) = v { d.len() } else { 0 }).sum();
+    let mut root = Node::Object(ObjectNode::with_capacity(fields));
     let mut positional = false;
     let mut used = Vec::new();
     for (name, operand) in spec {

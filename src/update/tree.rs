@@ -36,6 +36,14 @@ pub(crate) struct ObjectNode {
     positional: Option<Box<Node>>,
 }
 
+impl ObjectNode {
+    /// An object node with room for `n` children (the root: one per field of the update's
+    /// operators, so that placing them does not grow and move the list).
+    pub(crate) fn with_capacity(n: usize) -> ObjectNode {
+        ObjectNode { children: Vec::with_capacity(n), positional: None }
+    }
+}
+
 /// Children by array filter identifier (`""` for `$[]`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ArrayNode {
