@@ -12,11 +12,9 @@
 //!
 //! Bytes that are not a BSON document get the server's `InvalidBSON` reply, never a panic.
 
-use bson::Document;
 use wasm_bindgen::prelude::*;
 
 use crate::db::Database;
-use crate::error::{Error, ErrorKind};
 
 /// One in-memory database, driven by server commands in BSON.
 #[wasm_bindgen]
@@ -55,17 +53,7 @@ impl Engine {
     /// Runs one command (a BSON document) and returns the server's reply as BSON: `{ ..., ok: 1 }`
     /// or `{ ok: 0, errmsg, code, codeName }`.
     pub fn command(&mut self, bytes: &[u8]) -> Vec<u8> {
-        // Refused before decoding: decoding a deeply nested document recurses.
-        if let Ok(raw) = bson::RawDocument::from_bytes(bytes) {
-            if crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING) {
-                return to_bytes(&crate::db::nesting_error().to_reply());
-            }
-        }
-        match Document::from_reader(bytes) {
-            // Written straight to bytes: a find's stored documents are not copied first.
-            Ok(cmd) => self.db.run_command_bytes(&cmd),
-            Err(e) => to_bytes(&Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}")).to_reply()),
-        }
+        self.db.run_command_raw(bytes)
     }
 
     /// The whole database as bytes (see `Database::snapshot`).
@@ -117,16 +105,4 @@ fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
 pub fn parse_lesson(file: &str, text: &str) -> Result<String, JsError> {
     let lesson = crate::lesson::parse(file, text).map_err(|e| JsError::new(&e.to_string()))?;
     serde_json::to_string(&lesson).map_err(|e| JsError::new(&e.to_string()))
-}
-
-/// A reply document as BSON bytes. Serializing an in-memory `Document` only fails on a value
-/// the engine never builds; the fallback is then an `InternalError` reply, still valid BSON.
-fn to_bytes(reply: &Document) -> Vec<u8> {
-    match reply.to_vec() {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            let fallback = Error::new(ErrorKind::InternalError, format!("reply is not serializable: {e}")).to_reply();
-            fallback.to_vec().unwrap_or_default()
-        }
-    }
 }

@@ -118,7 +118,7 @@ impl Default for Database {
 }
 
 /// The reply to a command nested deeper than the server accepts.
-pub fn nesting_error() -> Error {
+fn nesting_error() -> Error {
     Error::new(ErrorKind::Overflow, format!("BSONObj exceeded maximum nested object depth: {}", crate::value::MAX_NESTING))
 }
 
@@ -191,7 +191,30 @@ impl Database {
     /// [`Database::run_command`] with the reply as BSON bytes, written without copying the
     /// stored documents a find returns (what the WebAssembly bindings use).
     pub fn run_command_bytes(&mut self, cmd: &Document) -> Vec<u8> {
-        let encoded = match self.dispatch(cmd) {
+        let result = self.dispatch(cmd);
+        self.reply_bytes(result)
+    }
+
+    /// [`Database::run_command_bytes`] for a command given as BSON bytes (what the WebAssembly
+    /// bindings receive). A command nested deeper than the server accepts is refused before it
+    /// is decoded (decoding recurses), so the decoded command is not walked a second time.
+    pub fn run_command_raw(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let too_deep = bson::RawDocument::from_bytes(bytes).is_ok_and(|raw| crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING));
+        let result = if too_deep {
+            self.refuse(nesting_error())
+        } else {
+            match Document::from_reader(bytes) {
+                Ok(cmd) => self.execute(&cmd),
+                Err(e) => self.refuse(Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}"))),
+            }
+        };
+        self.reply_bytes(result)
+    }
+
+    /// A dispatch result as reply bytes: a find's stored documents are written straight from
+    /// the collection.
+    fn reply_bytes(&self, result: std::result::Result<commands::Dispatched, Document>) -> Vec<u8> {
+        let encoded = match result {
             Ok(d) => wire::reply_bytes(self, &d.db, &d.reply, d.batch.as_ref()),
             Err(reply) => reply.to_vec().map_err(|e| Error::new(ErrorKind::InternalError, e.to_string())),
         };
@@ -203,12 +226,23 @@ impl Database {
 
     /// Runs a command: the reply with `ok: 1` (and its first batch by record), or the error reply.
     fn dispatch(&mut self, cmd: &Document) -> std::result::Result<commands::Dispatched, Document> {
-        self.reports.clear();
         if crate::value::nests_deeper_than(cmd, crate::value::MAX_NESTING) {
             // The server refuses such a message before running anything (`validateBSON`).
-            self.last_cost = Cost::default();
-            return Err(nesting_error().to_reply());
+            return self.refuse(nesting_error());
         }
+        self.execute(cmd)
+    }
+
+    /// A command refused before it runs: no cost, no writes.
+    fn refuse(&mut self, e: Error) -> std::result::Result<commands::Dispatched, Document> {
+        self.reports.clear();
+        self.last_cost = Cost::default();
+        Err(e.to_reply())
+    }
+
+    /// Runs a command already checked for nesting.
+    fn execute(&mut self, cmd: &Document) -> std::result::Result<commands::Dispatched, Document> {
+        self.reports.clear();
         let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
         match commands::dispatch(self, cmd, env) {
             Ok((mut d, cost)) => {

@@ -1389,6 +1389,9 @@ fn deeply_nested_commands_are_refused_not_a_stack_overflow() {
         let raw = bson::RawDocument::from_bytes(&bytes).expect("well-formed BSON");
         assert_eq!(pattern_playground::value::raw_nests_deeper_than(raw, max), deeper, "depth {depth}");
     }
+    // The bytes entry (the WebAssembly bindings') refuses them without decoding them.
+    let reply = Document::from_reader(new_db().run_command_raw(&nested(10_000)).as_slice()).expect("a BSON reply");
+    contains(&reply, &refused).unwrap();
 }
 
 /// The storage nesting limit (100 levels) applies to what an update writes: a new field, or the
