@@ -5,9 +5,9 @@
 // paths of every command and reply, so this rewrites them, at bundle time: ASCII loops with one
 // shared TextEncoder/encodeInto for encoding, and a small cache for short ASCII strings when
 // decoding (a 20 000-read bench decodes 2.3 M short strings: concatenation took 1.5 s, js-bson's
-// spread 0.4 s, the cache 0.06 s). Results are byte-for-byte the same (UTF-8, lone surrogates as U+FFFD, as TextEncoder).
-// If js-bson's source changes shape the build fails here rather than silently keeping the slow
-// path.
+// spread 0.4 s, the cache 0.06 s). Results are byte-for-byte the same (UTF-8, lone surrogates as
+// U+FFFD, as TextEncoder). If js-bson's source changes shape the build fails here rather than
+// silently keeping the slow path.
 import fs from 'node:fs';
 
 const REWRITES = [

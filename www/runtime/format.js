@@ -39,9 +39,9 @@ function deepInspect(depth, options, inspectFn) {
   return inspectFn(copy, { ...options, depth: Infinity, maxArrayLength: Infinity, maxStringLength: Infinity });
 }
 
-// mongosh gives each such object its own hidden `inspect.custom` property. Defining a property
-// on every object of every reply is costly (it was a sixth of a findOne's time) and slows later
-// property access on them, so the objects are remembered in a WeakSet instead, and one
+// mongosh gives each such object its own hidden `inspect.custom` property. Defining one on every
+// object of every reply changes each object's shape (later property access on it is slower), so
+// the objects are remembered in a WeakSet instead, and one
 // non-enumerable `inspect.custom` on Object.prototype (installed at the first print) formats
 // those in the set at full depth and hands every other object back to the default formatting
 // (util.inspect formats the value itself when its custom function returns it).
@@ -68,8 +68,7 @@ export function addCustomInspect(obj) {
   } else if (obj !== null && typeof obj === 'object' && !bsonType(obj)) {
     if (obj instanceof Date || obj instanceof RegExp) return obj;
     fromServer.add(obj);
-    for (const key in obj) {
-      const value = obj[key];
+    for (const value of Object.values(obj)) {
       if (value !== null && typeof value === 'object') addCustomInspect(value);
     }
   }
