@@ -11,7 +11,7 @@
 use bson::{Bson, Document};
 
 /// `doc.get(key)`: a linear scan for small documents, where comparing a few short keys costs
-/// less than hashing the key for the document's map (SipHash); the same answer either way, as a
+/// less than hashing the key for the document's map; the same answer either way, as a
 /// document's keys are unique.
 #[inline]
 pub fn field<'a>(doc: &'a Document, key: &str) -> Option<&'a Bson> {
