@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use bson::{doc, Bson, Document};
 
+use crate::error::{Error, ErrorKind, Result};
 use crate::value;
 
 use super::Collection;
@@ -56,6 +57,15 @@ fn span_and_rounding(ts: &Document) -> (i64, i64) {
 
 /// Replays the bucket catalog over a time series collection (`None` for other collections).
 pub fn bucket_stats(c: &Collection) -> Option<BucketStats> {
+    replay(c).map(|(stats, _)| stats)
+}
+
+/// The record ids of each bucket the catalog made, in bucket order (`None` for other collections).
+pub fn bucket_members(c: &Collection) -> Option<Vec<Vec<u64>>> {
+    replay(c).map(|(_, members)| members.into_iter().map(|(_, rids)| rids).collect())
+}
+
+fn replay(c: &Collection) -> Option<(BucketStats, Vec<(i64, Vec<u64>)>)> {
     let Some(Bson::Document(ts)) = c.options.get("timeseries") else { return None };
     let time_field = ts.get_str("timeField").unwrap_or("t");
     let meta_field = ts.get_str("metaField").ok();
@@ -114,7 +124,102 @@ pub fn bucket_stats(c: &Collection) -> Option<BucketStats> {
             compressed_bucket_size(&docs, time_field, meta_field, *min_ms)
         })
         .collect();
-    Some(stats)
+    Some((stats, members))
+}
+
+/// The server's rules for an update of a time series collection (8.0, where arbitrary time series
+/// updates are still behind a feature flag that is off: `timeseries_update_delete_util.cpp` and
+/// `updateRequestCheckFunction`): the update must be `multi`, must not upsert, the collection must
+/// have a `metaField`, the filter may name only the metaField (no `$expr`, no `$where`), and the
+/// update must be operators that modify only the metaField. Checked in that order, each refusal
+/// InvalidOptions. The update then applies to whole buckets.
+pub fn check_update(ts: &Document, q: &Document, u: &Bson, multi: bool, upsert: bool) -> Result<()> {
+    let refuse = |msg: String| Err(Error::new(ErrorKind::InvalidOptions, msg));
+    if !multi {
+        return refuse("Cannot perform a non-multi update on a time-series collection".into());
+    }
+    if upsert {
+        return refuse("Cannot perform an upsert on a time-series collection".into());
+    }
+    let Ok(meta) = ts.get_str("metaField") else {
+        return refuse("Cannot perform an update on a time-series collection that does not have a metaField".into());
+    };
+    for (k, v) in q {
+        check_query_element(k, v, meta, true, false)?;
+    }
+    let Bson::Document(u) = u else {
+        return refuse("Cannot perform an update on a time-series collection using a pipeline update".into());
+    };
+    if u.keys().next().is_some_and(|k| !k.starts_with('$')) {
+        return refuse("Cannot perform an update on a time-series collection using a replacement document".into());
+    }
+    let not_meta = || {
+        refuse(format!("Cannot perform an update on a time-series collection which updates a field that is not the metaField '{meta}'"))
+    };
+    for (op, fields) in u {
+        let Bson::Document(fields) = fields else { continue };
+        for (path, value) in fields {
+            if first_part(path) != meta {
+                return not_meta();
+            }
+            if op == "$rename" && !matches!(value, Bson::String(to) if first_part(to) == meta) {
+                return not_meta();
+            }
+        }
+    }
+    Ok(())
+}
+
+fn first_part(path: &str) -> &str {
+    path.split('.').next().unwrap_or(path)
+}
+
+/// One element of an update's filter, walked as the server's `replaceQueryMetaFieldName` walks it:
+/// field names at the top level (and in the documents of a logical operator's array) must start
+/// with the metaField.
+fn check_query_element(name: &str, value: &Bson, meta: &str, top: bool, parent_is_array: bool) -> Result<()> {
+    let refuse = |msg: String| Err(Error::new(ErrorKind::InvalidOptions, msg));
+    let not_meta = || {
+        refuse(format!(
+            "Cannot perform an update or delete on a time-series collection when querying on a field that is not the metaField '{meta}'"
+        ))
+    };
+    if name == "$expr" || name == "$where" {
+        return refuse(format!("Cannot use {name} when performing an update or delete on a time-series collection"));
+    }
+    if name == "$jsonSchema" {
+        if let Bson::Document(schema) = value {
+            if let Some(Bson::Array(required)) = schema.get("required") {
+                if required.iter().any(|r| !matches!(r, Bson::String(s) if s == meta)) {
+                    return not_meta();
+                }
+            }
+            if let Some(Bson::Document(props)) = schema.get("properties") {
+                if props.keys().any(|k| k != meta) {
+                    return not_meta();
+                }
+            }
+        }
+        return Ok(());
+    }
+    if top && !name.starts_with('$') && first_part(name) != meta {
+        return not_meta();
+    }
+    let child_top = parent_is_array && matches!(value, Bson::Document(_));
+    match value {
+        Bson::Document(d) => {
+            for (k, v) in d {
+                check_query_element(k, v, meta, child_top, false)?;
+            }
+        }
+        Bson::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                check_query_element(&i.to_string(), v, meta, child_top, true)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// An estimate of the size of a compressed bucket document (`{ _id, control: { version: 2, min,

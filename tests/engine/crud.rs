@@ -1058,6 +1058,52 @@ fn lesson_gap_collstats_of_a_time_series_collection_counts_buckets() {
     contains(r.get_document("timeseries").unwrap(), &doc! {"bucketCount": 9}).unwrap();
 }
 
+/// Updates of a time series collection follow the 8.0 server's rules (arbitrary time series
+/// updates are behind a feature flag that is off): multi only, no upsert, a filter and an update
+/// on the metaField alone, operators only; each refusal InvalidOptions (72), in that order. An
+/// allowed update applies to whole buckets, and the counts are of buckets.
+#[test]
+fn time_series_updates_follow_the_servers_rules() {
+    let mut db = new_db();
+    run_setup(&mut db, &[doc! {"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}]);
+    let start = 1_709_251_200_000i64; // 2024-03-01T00:00:00Z
+    let docs: Vec<Document> = (0..2 * 1440)
+        .flat_map(|i| ["s1", "s2"].map(|m| doc! {"m": m, "t": bson::DateTime::from_millis(start + i * 60_000), "v": i}))
+        .collect();
+    run_setup(&mut db, &[doc! {"insert": "ts", "documents": docs}]);
+    let refused = |q: Document, u: Bson, multi: bool, upsert: bool, msg: &str| {
+        (doc! {"update": "ts", "updates": [{"q": q, "u": u, "multi": multi, "upsert": upsert}]}, doc! {"n": 0, "nModified": 0, "writeErrors": [{"index": 0, "code": 72, "errmsg": msg}]})
+    };
+    let not_meta_query = "Cannot perform an update or delete on a time-series collection when querying on a field that is not the metaField 'm'";
+    let not_meta_update = "Cannot perform an update on a time-series collection which updates a field that is not the metaField 'm'";
+    for (cmd, expected) in [
+        refused(doc! {"m": "s1"}, Bson::Document(doc! {"$set": {"m": "x"}}), false, false, "Cannot perform a non-multi update on a time-series collection"),
+        refused(doc! {"m": "s1"}, Bson::Document(doc! {"$set": {"m": "x"}}), true, true, "Cannot perform an upsert on a time-series collection"),
+        refused(doc! {"v": {"$gt": 5}}, Bson::Document(doc! {"$set": {"m": "x"}}), true, false, not_meta_query),
+        refused(doc! {"$or": [{"m": "s1"}, {"v": 1}]}, Bson::Document(doc! {"$set": {"m": "x"}}), true, false, not_meta_query),
+        refused(doc! {"$expr": {"$eq": ["$m", "s1"]}}, Bson::Document(doc! {"$set": {"m": "x"}}), true, false, "Cannot use $expr when performing an update or delete on a time-series collection"),
+        refused(doc! {"m": "s1"}, Bson::Document(doc! {"$set": {"v": 0}}), true, false, not_meta_update),
+        refused(doc! {"m": "s1"}, Bson::Document(doc! {"$rename": {"m": "v"}}), true, false, not_meta_update),
+        refused(doc! {"m": "s1"}, Bson::Array(vec![Bson::Document(doc! {"$set": {"m": "x"}})]), true, false, "Cannot perform an update on a time-series collection using a pipeline update"),
+    ] {
+        let r = db.run_command(&cmd);
+        contains(&r, &expected).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    }
+    assert_eq!(db.run_command(&doc! {"count": "ts", "query": {"m": "x"}}).get_i32("n").unwrap(), 0);
+    // The allowed kind: a rename of the metadata, counted in buckets (each station's 2 880
+    // minutes make three).
+    let r = db.run_command(&doc! {"update": "ts", "updates": [{"q": {"m": "s2"}, "u": {"$set": {"m": "s2b"}}, "multi": true}]});
+    contains(&r, &doc! {"n": 3, "nModified": 3, "ok": 1.0}).unwrap();
+    assert_eq!(db.run_command(&doc! {"count": "ts", "query": {"m": "s2b"}}).get_i32("n").unwrap(), 2880);
+    // Deletes may filter on any field (7.0 and later).
+    let r = db.run_command(&doc! {"delete": "ts", "deletes": [{"q": {"v": {"$gte": 2870}}, "limit": 0}]});
+    contains(&r, &doc! {"n": 20, "ok": 1.0}).unwrap();
+    // A time series collection without a metaField cannot be updated at all.
+    run_setup(&mut db, &[doc! {"create": "plain", "timeseries": {"timeField": "t"}}, doc! {"insert": "plain", "documents": [{"t": bson::DateTime::from_millis(start)}]}]);
+    let r = db.run_command(&doc! {"update": "plain", "updates": [{"q": {}, "u": {"$set": {"x": 1}}, "multi": true}]});
+    contains(&r, &doc! {"writeErrors": [{"index": 0, "code": 72, "errmsg": "Cannot perform an update on a time-series collection that does not have a metaField"}]}).unwrap();
+}
+
 #[test]
 fn collstats_stage() {
     let mut db = new_db();

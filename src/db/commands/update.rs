@@ -6,7 +6,7 @@ use bson::{doc, Bson, Document};
 use crate::error::{Error, Result};
 
 use super::super::args::{self, Fields};
-use super::super::Database;
+use super::super::{timeseries, Database};
 use super::insert::check_batch_size;
 use super::write::{self, StatementOpts, UpdateSpec};
 use super::{let_vars, Ctx};
@@ -121,7 +121,43 @@ pub(crate) fn run_statement(db: &mut Database, ctx: &mut Ctx, coll: &str, st: &S
         }
     }
     let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort, keep_docs: false, bypass_validation: st.bypass_validation, hint: st.hint, operation: "update" };
+    let buckets = match time_series_buckets(db, ctx, coll, st) {
+        Ok(b) => b,
+        Err(e) => {
+            ctx.env.vars = saved;
+            return Err(e);
+        }
+    };
     let r = write::update_statement(db, &ctx.db.clone(), coll, st.q, &spec, &opts, &ctx.env);
     ctx.env.vars = saved;
-    r
+    let mut r = r?;
+    if let Some(matched) = buckets {
+        // The server updates bucket documents: its counts are of buckets, not measurements.
+        let c = db.collection(&ctx.db, coll);
+        r.matched = matched.len() as u64;
+        r.modified = matched
+            .iter()
+            .filter(|(rid, before)| c.and_then(|c| c.get(*rid)).is_none_or(|rec| rec.doc.to_vec().ok().as_ref() != Some(before)))
+            .count() as u64;
+    }
+    Ok(r)
+}
+
+/// For an update of a time series collection: the server's checks, then the buckets it will
+/// match (each bucket's first measurement and its bytes, to tell afterwards whether the bucket
+/// changed). `None` for other collections.
+fn time_series_buckets(db: &Database, ctx: &Ctx, coll: &str, st: &Statement) -> Result<Option<Vec<(u64, Vec<u8>)>>> {
+    let Some(c) = db.collection(&ctx.db, coll) else { return Ok(None) };
+    let Some(Bson::Document(ts)) = c.options.get("timeseries") else { return Ok(None) };
+    timeseries::check_update(ts, st.q, st.u, st.multi, st.upsert)?;
+    let filter = crate::query::Matcher::parse_in_env(st.q, &ctx.env)?;
+    let mut matched = Vec::new();
+    for rids in timeseries::bucket_members(c).unwrap_or_default() {
+        // A filter on the metaField alone matches a bucket's measurements all or none.
+        let Some(rec) = rids.first().and_then(|rid| c.get(*rid)) else { continue };
+        if filter.matches(&rec.doc, &ctx.env)? {
+            matched.push((rids[0], rec.doc.to_vec().unwrap_or_default()));
+        }
+    }
+    Ok(Some(matched))
 }
