@@ -1025,3 +1025,88 @@ fn regression_rand_uses_seeded_env() {
     let b = e.evaluate(&doc! {}, &Env::new(DateTime::from_millis(0)).with_seed(7)).unwrap();
     assert_eq!(a, b);
 }
+
+/// Issue 13, numbers: `$round`/`$trunc` past 34 digits keep the value's 34-digit form, as the
+/// server's `Decimal128::quantize` does (jstests/aggregation/expressions/round_trunc.js); `$mod`
+/// by an integral double is a double in 8.0 (`evaluateMod`; expression_mod.js expects
+/// `{type: "double", value: 2.0}` for `[NumberInt(8), 3.0]`).
+#[test]
+fn issue13_round_trunc_mod() {
+    let d = doc! {};
+    check(vec![
+        (bson!({"$trunc": [1.298, 100]}), d.clone(), v(bson!(1.298))),
+        (bson!({"$round": [1.298, 100]}), d.clone(), v(bson!(1.298))),
+        (bson!({"$round": [1.298, 34]}), d.clone(), v(bson!(1.298))),
+        (bson!({"$trunc": [1.298, 1]}), d.clone(), v(bson!(1.2))),
+        (bson!({"$trunc": [dec("1.298"), dec("100")]}), d.clone(), v(dec("1.298000000000000000000000000000000"))),
+        (bson!({"$round": [dec("1.298"), 100]}), d.clone(), v(dec("1.298000000000000000000000000000000"))),
+        (
+            bson!({"$trunc": [dec("1.298912343250054252245154325"), 20i64]}),
+            d.clone(),
+            v(dec("1.29891234325005425224")),
+        ),
+        (bson!({"$round": [dec("1.298"), 20]}), d.clone(), v(dec("1.29800000000000000000"))),
+        (bson!({"$ceil": dec("1E+40")}), d.clone(), v(dec("1.000000000000000000000000000000000E+40"))),
+        (bson!({"$floor": dec("-1.5")}), d.clone(), v(dec("-2"))),
+        (bson!({"$mod": [8, 3.0]}), d.clone(), v(bson!(2.0))),
+        (bson!({"$mod": [8i64, 3.0]}), d.clone(), v(bson!(2.0))),
+        (bson!({"$mod": [8, 3i64]}), d.clone(), v(bson!(2i64))),
+        (bson!({"$mod": [i64::MIN, -1i64]}), d.clone(), v(bson!(0i64))),
+        (bson!({"$mod": [i32::MIN, -1]}), d.clone(), v(bson!(0))),
+        // `$sum`/`$avg` as expressions are the `$group` accumulators (double-double sums).
+        (bson!({"$sum": [1e16, 1, -1e16]}), d.clone(), v(bson!(1.0))),
+        (bson!({"$sum": [[1e16, 1, -1e16]]}), d.clone(), v(bson!(1.0))),
+        (bson!({"$avg": [1e16, 1, -1e16]}), d.clone(), v(bson!(1.0 / 3.0))),
+        (bson!({"$sum": [1, 2i64]}), d.clone(), v(bson!(3i64))),
+        (bson!({"$sum": [i32::MAX, 1]}), d.clone(), v(bson!(2_147_483_648i64))),
+        (bson!({"$sum": [i64::MAX, 1i64]}), d.clone(), v(bson!(9.223_372_036_854_775_808e18))),
+        (bson!({"$sum": [1, "a", dec("0.5")]}), d.clone(), v(dec("1.5"))),
+        (bson!({"$avg": ["a"]}), d.clone(), v(Bson::Null)),
+    ]);
+}
+
+/// Issue 13, dates, `$convert` and reserved variables: `%Z` is the offset in minutes as a plain
+/// integer (`TimeZone::formatDate`); `%L` reads a fraction of a second (timelib's `v`: ".81" is
+/// 810 ms); `to: "missing"` is a type (`computeTargetType`) with no conversion, so `onError`
+/// applies (jstests/aggregation/expressions/convert.js); `$$JS_SCOPE` and `$$IS_MR` are refused
+/// when read (`Variables::getValue`).
+#[test]
+fn issue13_dates_convert_variables() {
+    let d = doc! {"d": date(NOW_MS), "x": 1.9};
+    check(vec![
+        (bson!({"$dateToString": {"date": "$d", "format": "%Z", "timezone": "+01:00"}}), d.clone(), v(bson!("60"))),
+        (bson!({"$dateToString": {"date": "$d", "format": "%Z", "timezone": "+04:30"}}), d.clone(), v(bson!("270"))),
+        (bson!({"$dateToString": {"date": "$d", "format": "%Z", "timezone": "-03:30"}}), d.clone(), v(bson!("-210"))),
+        (bson!({"$dateToString": {"date": "$d", "format": "%Z"}}), d.clone(), v(bson!("0"))),
+        (
+            bson!({"$dateFromString": {"dateString": "2017-07-04 11:56:02.81", "format": "%Y-%m-%d %H:%M:%S.%L"}}),
+            d.clone(),
+            v(date(1_499_169_362_810)),
+        ),
+        (
+            bson!({"$dateFromString": {"dateString": "2017-07-04 11:56:02.8", "format": "%Y-%m-%d %H:%M:%S.%L"}}),
+            d.clone(),
+            v(date(1_499_169_362_800)),
+        ),
+        (
+            bson!({"$dateFromString": {"dateString": "2017-07-04 11:56:02.081", "format": "%Y-%m-%d %H:%M:%S.%L"}}),
+            d.clone(),
+            v(date(1_499_169_362_081)),
+        ),
+        (bson!({"$convert": {"input": "$x", "to": "missing", "onError": "ERROR"}}), d.clone(), v(bson!("ERROR"))),
+        (bson!({"$convert": {"input": "$x", "to": 0, "onError": "ERROR"}}), d.clone(), v(bson!("ERROR"))),
+        (bson!({"$convert": {"input": "$x", "to": "missing", "onError": "$$REMOVE"}}), d.clone(), MISSING),
+    ]);
+    check_err(vec![
+        (
+            bson!({"$convert": {"input": "$x", "to": "missing"}}),
+            d.clone(),
+            241,
+            "Unsupported conversion from double to missing in $convert with no onError value",
+        ),
+        (bson!({"$convert": {"input": "$x", "to": "nope", "onError": 1}}), d.clone(), 2, "Unknown type name: nope"),
+        (bson!("$$IS_MR"), d.clone(), 4631101, "Use of undefined variable '$$IS_MR'."),
+        (bson!("$$JS_SCOPE"), d.clone(), 4631100, "Use of undefined variable '$$JS_SCOPE'."),
+        (bson!({"$ifNull": ["$$IS_MR.a", 1]}), d.clone(), 4631101, "Use of undefined variable '$$IS_MR'."),
+    ]);
+}
