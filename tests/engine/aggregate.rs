@@ -881,11 +881,25 @@ fn n_accumulators() {
         ("$firstN more than there are", g(bson!({ "$firstN": { "input": "$v", "n": 10 } })), bson!([{ "v": 1 }]), ok(bson!([{ "_id": null, "r": [1] }]))),
         ("$maxN descending, nulls ignored", g(bson!({ "$maxN": { "input": "$v", "n": 2 } })), input.clone(), ok(bson!([{ "_id": null, "r": [5, 4] }]))),
         ("$minN ascending", g(bson!({ "$minN": { "input": "$v", "n": 3 } })), input.clone(), ok(bson!([{ "_id": null, "r": [1, 1.0, 3] }]))),
+        // Issue 13: `n` is evaluated against the group key when it is a document (the server's
+        // group processor: `idDoc`), as in the manual's "computed n" example.
         (
-            "n from the group key",
+            "n from the group key's fields",
+            bson!([{ "$group": { "_id": { "k": "$k" }, "r": { "$firstN": { "input": "$v", "n": { "$cond": { "if": { "$eq": ["$k", 2] }, "then": 1, "else": 3 } } } } } }]),
+            bson!([{ "k": 1, "v": "a" }, { "k": 2, "v": "b" }, { "k": 1, "v": "c" }, { "k": 2, "v": "d" }, { "k": 1, "v": "e" }, { "k": 1, "v": "f" }]),
+            ok(bson!([{ "_id": { "k": 1 }, "r": ["a", "c", "e"] }, { "_id": { "k": 2 }, "r": ["b"] }])),
+        ),
+        (
+            "$maxN n from a document-valued key",
+            bson!([{ "$group": { "_id": "$o", "r": { "$maxN": { "input": "$v", "n": "$n" } } } }]),
+            bson!([{ "o": { "n": 1 }, "v": 5 }, { "o": { "n": 1 }, "v": 7 }, { "o": { "n": 2 }, "v": 1 }, { "o": { "n": 2 }, "v": 3 }]),
+            ok(bson!([{ "_id": { "n": 1 }, "r": [7] }, { "_id": { "n": 2 }, "r": [3, 1] }])),
+        ),
+        (
+            "a scalar key is not a document n can read",
             bson!([{ "$group": { "_id": "$k", "r": { "$firstN": { "input": "$v", "n": "$_id" } } } }]),
-            bson!([{ "k": 1, "v": "a" }, { "k": 2, "v": "b" }, { "k": 1, "v": "c" }, { "k": 2, "v": "d" }]),
-            ok(bson!([{ "_id": 1, "r": ["a"] }, { "_id": 2, "r": ["b", "d"] }])),
+            bson!([{ "k": 1, "v": "a" }]),
+            fail(5787902, "Value for 'n' must be of integral type, but found MISSING"),
         ),
         ("n zero", g(bson!({ "$firstN": { "input": "$v", "n": 0 } })), input.clone(), fail(5787908, "'n' must be greater than 0, found 0")),
         (
@@ -926,6 +940,24 @@ fn top_bottom() {
         { "game": "G", "player": "C", "score": 5 }
     ]);
     table(vec![
+        (
+            "$topN with n from the group key's fields (issue 13)",
+            bson!([
+                { "$group": { "_id": { "game": "$game" }, "r": { "$topN": { "output": "$player", "sortBy": { "score": -1 }, "n": { "$cond": { "if": { "$eq": ["$game", "G2"] }, "then": 1, "else": 3 } } } } } },
+                { "$sort": { "_id.game": 1 } }
+            ]),
+            scores.clone(),
+            ok(bson!([{ "_id": { "game": "G1" }, "r": ["C", "B", "A"] }, { "_id": { "game": "G2" }, "r": ["B"] }])),
+        ),
+        (
+            "$bottomN with n from the group key's fields (issue 13)",
+            bson!([
+                { "$group": { "_id": { "game": "$game" }, "r": { "$bottomN": { "output": "$player", "sortBy": { "score": -1 }, "n": { "$cond": { "if": { "$eq": ["$game", "G2"] }, "then": 1, "else": 2 } } } } } },
+                { "$sort": { "_id.game": 1 } }
+            ]),
+            scores.clone(),
+            ok(bson!([{ "_id": { "game": "G1" }, "r": ["A", "D"] }, { "_id": { "game": "G2" }, "r": ["C"] }])),
+        ),
         (
             "$top",
             g(bson!({ "$top": { "output": ["$player", "$score"], "sortBy": { "score": -1 } } })),
