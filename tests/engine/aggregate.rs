@@ -1351,7 +1351,16 @@ fn graph_lookup_errors() {
             fail(40105, "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified."),
         ),
         ("unknown argument", base(bson!({ "x": 1 })), input.clone(), fail(40104, "Unknown argument to $graphLookup: x")),
-        ("from not a string", base(bson!({ "from": 1 })), input.clone(), fail(40103, "expected string as argument for from, found: 1")),
+        // Issue 13: the server's lite parse (FailedToParse) comes before the full parse.
+        ("from not a string", base(bson!({ "from": 1 })), input.clone(), fail(9, "$graphLookup 'from' field must be a string, but found int")),
+        ("not an object", bson!([{ "$graphLookup": 1 }]), input.clone(), fail(9, "the $graphLookup stage specification must be an object, but found int")),
+        (
+            "missing from",
+            bson!([{ "$graphLookup": { "as": "y", "startWith": "$a" } }]),
+            input.clone(),
+            fail(9, "missing 'from' option to $graphLookup stage specification: { as: \"y\", startWith: \"$a\" }"),
+        ),
+        ("as not a string", base(bson!({ "as": 1 })), input.clone(), fail(40103, "expected string as argument for as, found: 1")),
         ("maxDepth not a number", base(bson!({ "maxDepth": "1" })), input.clone(), fail(40100, "maxDepth must be numeric, found type: string")),
         ("maxDepth negative", base(bson!({ "maxDepth": -1 })), input.clone(), fail(40101, "maxDepth requires a nonnegative argument, found: -1")),
         ("maxDepth fraction", base(bson!({ "maxDepth": 1.5 })), input.clone(), fail(40102, "maxDepth could not be represented as a long long: 1.5")),

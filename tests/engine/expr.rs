@@ -881,7 +881,7 @@ fn date_operators() {
         ),
         (bson!({"$dateFromParts": {"month": 1}}), d.clone(), 40516, "$dateFromParts requires either 'year' or 'isoWeekYear' to be present"),
         (bson!({"$dateFromParts": {"year": 2024, "isoWeek": 1}}), d.clone(), 40489, "$dateFromParts does not allow mixing natural dates with ISO dates"),
-        (bson!({"$dateFromParts": {"year": 0}}), d.clone(), 31034, "'year' must evaluate to an integer in the range 1 to 9999, found 0"),
+        (bson!({"$dateFromParts": {"year": 0}}), d.clone(), 40523, "'year' must evaluate to an integer in the range 1 to 9999, found 0"),
         (bson!({"$dateFromParts": {"year": "x"}}), d.clone(), 40515, "'year' must evaluate to an integer, found string with value \"x\""),
         (bson!({"$dateAdd": {"startDate": "$d", "unit": "day"}}), d.clone(), 5166402, "$dateAdd requires startDate, unit, and amount to be present"),
         (bson!({"$dateAdd": {"startDate": "$d", "unit": "day", "amount": 1.5}}), d.clone(), 5166404, "$dateAdd expects integer amount of time units"),
@@ -1096,6 +1096,20 @@ fn issue13_dates_convert_variables() {
         (bson!({"$convert": {"input": "$x", "to": "missing", "onError": "ERROR"}}), d.clone(), v(bson!("ERROR"))),
         (bson!({"$convert": {"input": "$x", "to": 0, "onError": "ERROR"}}), d.clone(), v(bson!("ERROR"))),
         (bson!({"$convert": {"input": "$x", "to": "missing", "onError": "$$REMOVE"}}), d.clone(), MISSING),
+        // The year's range is checked after the date parts are known not to be null.
+        (bson!({"$dateFromParts": {"year": 0, "month": null}}), d.clone(), v(Bson::Null)),
+        (bson!({"$dateFromParts": {"year": 0, "timezone": null}}), d.clone(), v(Bson::Null)),
+        // The regex expressions compile as the query's `$regex`: PCRE2 start-of-pattern options,
+        // ASCII `\d` without `(*UCP)`, `$` before a final newline.
+        (bson!({"$regexMatch": {"input": "١٢", "regex": "^\\d+$"}}), d.clone(), v(bson!(false))),
+        (bson!({"$regexMatch": {"input": "١٢", "regex": "(*UCP)^\\d+$"}}), d.clone(), v(bson!(true))),
+        (bson!({"$regexMatch": {"input": "ab", "regex": "(*UTF)(*CR)^AB$", "options": "iu"}}), d.clone(), v(bson!(true))),
+        (bson!({"$regexMatch": {"input": "ab\n", "regex": "b$"}}), d.clone(), v(bson!(true))),
+        (
+            bson!({"$regexFind": {"input": "x1y", "regex": "(*UCP)\\d"}}),
+            d.clone(),
+            v(bson!({"match": "1", "idx": 1, "captures": []})),
+        ),
     ]);
     check_err(vec![
         (
@@ -1105,6 +1119,24 @@ fn issue13_dates_convert_variables() {
             "Unsupported conversion from double to missing in $convert with no onError value",
         ),
         (bson!({"$convert": {"input": "$x", "to": "nope", "onError": 1}}), d.clone(), 2, "Unknown type name: nope"),
+        (
+            bson!({"$dateFromParts": {"year": 10000}}),
+            d.clone(),
+            40523,
+            "'year' must evaluate to an integer in the range 1 to 9999, found 10000",
+        ),
+        (
+            bson!({"$dateFromParts": {"isoWeekYear": 0}}),
+            d.clone(),
+            31095,
+            "'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found 0",
+        ),
+        (
+            bson!({"$dateFromParts": {"year": 2024, "hour": 40000}}),
+            d.clone(),
+            31034,
+            "'hour' must evaluate to a value in the range [-32768, 32767]; value 40000 is not in range",
+        ),
         (bson!("$$IS_MR"), d.clone(), 4631101, "Use of undefined variable '$$IS_MR'."),
         (bson!("$$JS_SCOPE"), d.clone(), 4631100, "Use of undefined variable '$$JS_SCOPE'."),
         (bson!({"$ifNull": ["$$IS_MR.a", 1]}), d.clone(), 4631101, "Use of undefined variable '$$IS_MR'."),

@@ -300,6 +300,17 @@ fn regex_operators() {
             (doc! {"s": {"$regex": "line1$"}}, vec![]),
             (doc! {"s": {"$regex": "line1$", "$options": "m"}}, vec![6]),
             (doc! {"s": {"$regex": "[$]"}}, vec![]),
+            // Issue 13: PCRE2 start-of-pattern options the server accepts. `(*UCP)` makes `\d`
+            // Unicode; `(*UTF)` and limits change nothing here; `(*CR)` makes `.` match `\n`
+            // and `$` no longer match before a final `\n`.
+            (doc! {"s": {"$regex": "(*UTF)^a"}}, vec![1, 7]),
+            (doc! {"s": {"$regex": "(*UCP)^\\d+$"}}, vec![8]),
+            (doc! {"s": {"$regex": "(*UTF)(*UCP)^\\w+$"}}, vec![1, 3, 7, 8]),
+            (doc! {"s": {"$regex": "(*LIMIT_MATCH=1000)(*NO_JIT)pie"}}, vec![2]),
+            (doc! {"s": {"$regex": "(*CR)line1.line2"}}, vec![6]),
+            (doc! {"s": {"$regex": "(*CR)line2$"}}, vec![]),
+            (doc! {"s": {"$regex": "(*ANYCRLF)line2$"}}, vec![6]),
+            (doc! {"s": {"$regex": "(*LF)line1.line2"}}, vec![]),
         ],
     );
 }
