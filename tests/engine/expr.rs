@@ -1078,6 +1078,33 @@ fn issue13_dates_convert_variables() {
         (bson!({"$dateToString": {"date": "$d", "format": "%Z", "timezone": "+04:30"}}), d.clone(), v(bson!("270"))),
         (bson!({"$dateToString": {"date": "$d", "format": "%Z", "timezone": "-03:30"}}), d.clone(), v(bson!("-210"))),
         (bson!({"$dateToString": {"date": "$d", "format": "%Z"}}), d.clone(), v(bson!("0"))),
+        // Zones the tz database merged into others keep their own history before 1970, as in
+        // the server's data (backzone): Amsterdam in July 1935 was UTC+01:19:32, Brussels +01:00.
+        (
+            bson!({"$dateToString": {"date": date(-1_088_078_400_000), "format": "%Y-%m-%d %H:%M:%S %z %Z", "timezone": "Europe/Amsterdam"}}),
+            d.clone(),
+            v(bson!("1935-07-10 13:19:32 +0119 79")),
+        ),
+        (
+            bson!({"$dateToString": {"date": date(-1_088_078_400_000), "format": "%H:%M:%S %z", "timezone": "Europe/Brussels"}}),
+            d.clone(),
+            v(bson!("13:00:00 +0100")),
+        ),
+        (
+            bson!({"$dateToString": {"date": "$d", "format": "%H:%M %z", "timezone": "Europe/Amsterdam"}}),
+            d.clone(),
+            v(bson!("13:34 +0100")),
+        ),
+        (
+            bson!({"$dateFromString": {"dateString": "1935-07-10 13:19:32", "timezone": "Europe/Amsterdam"}}),
+            d.clone(),
+            v(date(-1_088_078_400_000)),
+        ),
+        (
+            bson!({"$hour": {"date": date(-1_088_078_400_000), "timezone": "Europe/Amsterdam"}}),
+            d.clone(),
+            v(bson!(13)),
+        ),
         (
             bson!({"$dateFromString": {"dateString": "2017-07-04 11:56:02.81", "format": "%Y-%m-%d %H:%M:%S.%L"}}),
             d.clone(),
