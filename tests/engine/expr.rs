@@ -1062,6 +1062,21 @@ fn issue13_round_trunc_mod() {
         (bson!({"$sum": [i64::MAX, 1i64]}), d.clone(), v(bson!(9.223_372_036_854_775_808e18))),
         (bson!({"$sum": [1, "a", dec("0.5")]}), d.clone(), v(dec("1.5"))),
         (bson!({"$avg": ["a"]}), d.clone(), v(Bson::Null)),
+        // Decimal logarithms and exponentials that are exact are exact, as the server's decimal
+        // library returns them (the others are still computed in double: a known limit).
+        (bson!({"$log10": dec("10")}), d.clone(), v(dec("1"))),
+        (bson!({"$log10": dec("1000.00")}), d.clone(), v(dec("3"))),
+        (bson!({"$log10": dec("0.001")}), d.clone(), v(dec("-3"))),
+        (bson!({"$log10": dec("1")}), d.clone(), v(dec("0"))),
+        (bson!({"$log": [dec("100"), 10]}), d.clone(), v(dec("2"))),
+        (bson!({"$ln": dec("1.0")}), d.clone(), v(dec("0"))),
+        (bson!({"$exp": dec("0")}), d.clone(), v(dec("1"))),
+        (bson!({"$log10": 100}), d.clone(), v(bson!(2.0))),
+        // Overflow in the integral types promotes (jstests/aggregation/expressions/arith_overflow.js).
+        (bson!({"$add": [2_000_000_000, 2_000_000_000]}), d.clone(), v(bson!(4_000_000_000i64))),
+        (bson!({"$add": [9_000_000_000_000_000_000i64, 9_000_000_000_000_000_000i64]}), d.clone(), v(bson!(1.8e19))),
+        (bson!({"$subtract": [9_000_000_000_000_000_000i64, -9_000_000_000_000_000_000i64]}), d.clone(), v(bson!(1.8e19))),
+        (bson!({"$multiply": [9_000_000_000_000_000_000i64, -9_000_000_000_000_000_000i64]}), d.clone(), v(bson!(-8.1e37))),
     ]);
 }
 
