@@ -517,6 +517,9 @@ fn filter_errors() {
         (doc! {"a": {"$regex": re("x", "i"), "$options": "m"}}, 51075, "options set in both $regex and $options"),
         (doc! {"a": {"$options": "m", "$regex": re("x", "i")}}, 51074, "options set in both $regex and $options"),
         (doc! {"a": {"$regex": "x", "$options": "g"}}, 51108, " invalid flag in regex options: g"),
+        // Issue 13: `RegexMatchExpression::_init`'s checks come before the options' flags.
+        (doc! {"a": {"$regex": "x".repeat(32765)}}, 2, "Regular expression is too long"),
+        (doc! {"a": {"$regex": "x", "$options": "i\0"}}, 2, "Regular expression options string cannot contain an embedded null byte"),
         (doc! {"a": {"$elemMatch": 1}}, 2, "$elemMatch needs an Object"),
         (doc! {"a": {"$elemMatch": {"$bad": 1}}}, 2, "unknown operator: $bad"),
         (doc! {"a": {"$all": 1}}, 2, "$all needs an array"),

@@ -41,12 +41,22 @@ impl Predicate for RegexPred {
     }
 }
 
+/// The longest `$regex` pattern, in bytes (`RegexMatchExpression::kMaxPatternSize`).
+const MAX_PATTERN_SIZE: usize = 32764;
+
 /// Compiles a PCRE pattern with MongoDB's options for `fancy_regex` (`op` prefixes the invalid
 /// option error, e.g. `$regexMatch`; empty for the query operator). `\d`, `\w`, `\s` and their
 /// negations are ASCII-only as in PCRE without UCP.
 pub fn compile(pattern: &str, flags: &str, op: &str) -> Result<Regex> {
+    // `RegexMatchExpression::_init`'s checks, in its order.
+    if pattern.len() > MAX_PATTERN_SIZE {
+        return Err(Error::bad_value("Regular expression is too long"));
+    }
     if pattern.contains('\0') {
         return Err(Error::bad_value("Regular expression cannot contain an embedded null byte"));
+    }
+    if flags.contains('\0') {
+        return Err(Error::bad_value("Regular expression options string cannot contain an embedded null byte"));
     }
     let full = to_fancy(pattern, flags, op)?;
     Regex::new(&full).map_err(|e| Error::code(51091, format!("Regular expression is invalid: {e}")))
