@@ -227,11 +227,16 @@ impl<F: Fold> State for UnaryState<'_, F> {
 }
 
 /// Evaluates and checks an accumulator's `n` (`$firstN`, `$topN`, ...): a positive integral
-/// number (5787902, 5787903, 5787908).
+/// number (5787902, 5787903, 5787908). As the server's group processor does, `n` is evaluated
+/// against the group key when it is a document (`_id: {gameId: "$gameId"}` makes `"$gameId"`
+/// readable), and against an empty document otherwise.
 pub(crate) fn eval_n(n: &Expr, id: &Bson, env: &Env) -> Result<usize> {
-    let mut root = Document::new();
-    root.insert("_id", id.clone());
-    let v = n.evaluate(&root, env)?;
+    let empty = Document::new();
+    let root = match id {
+        Bson::Document(d) => d,
+        _ => &empty,
+    };
+    let v = n.evaluate(root, env)?;
     let i = crate::expr::check_n(v.as_ref())?;
     Ok(usize::try_from(i).unwrap_or(usize::MAX))
 }

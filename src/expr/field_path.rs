@@ -17,6 +17,9 @@ pub enum Var {
     /// `$$SEARCH_META`, `$$USER_ROLES`, ...: system variables the engine has no value for
     /// (they evaluate to missing).
     Unset,
+    /// `$$JS_SCOPE` and `$$IS_MR`: names the parser knows, which only the server's own
+    /// JavaScript and mapReduce code may read (`Variables::getValue`: 4631100 / 4631101).
+    Internal(&'static str),
     User(String),
 }
 
@@ -110,7 +113,9 @@ impl FieldPath {
                     "NOW" => Var::Now,
                     "CLUSTER_TIME" => Var::ClusterTime,
                     "REMOVE" => Var::Remove,
-                    "SEARCH_META" | "USER_ROLES" | "JS_SCOPE" | "IS_MR" | "SEARCH_SEQUENCE_TOKEN" => Var::Unset,
+                    "SEARCH_META" | "USER_ROLES" | "SEARCH_SEQUENCE_TOKEN" => Var::Unset,
+                    "JS_SCOPE" => Var::Internal("JS_SCOPE"),
+                    "IS_MR" => Var::Internal("IS_MR"),
                     _ => return Err(Error::code(17276, format!("Use of undefined variable: {name}"))),
                 }
             };
@@ -147,6 +152,10 @@ impl FieldPath {
                 Val::Owned(Bson::Timestamp(Timestamp { time: secs.clamp(0, u32::MAX as i64) as u32, increment: 1 }))
             }
             Var::Remove | Var::Unset => Val::Missing,
+            Var::Internal(name) => {
+                let code = if *name == "JS_SCOPE" { 4631100 } else { 4631101 };
+                return Err(Error::code(code, format!("Use of undefined variable '$${name}'.")));
+            }
             Var::User(name) => match ctx.lookup_var(name) {
                 Ok(v) => v,
                 Err(()) => {

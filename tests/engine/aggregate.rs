@@ -881,11 +881,25 @@ fn n_accumulators() {
         ("$firstN more than there are", g(bson!({ "$firstN": { "input": "$v", "n": 10 } })), bson!([{ "v": 1 }]), ok(bson!([{ "_id": null, "r": [1] }]))),
         ("$maxN descending, nulls ignored", g(bson!({ "$maxN": { "input": "$v", "n": 2 } })), input.clone(), ok(bson!([{ "_id": null, "r": [5, 4] }]))),
         ("$minN ascending", g(bson!({ "$minN": { "input": "$v", "n": 3 } })), input.clone(), ok(bson!([{ "_id": null, "r": [1, 1.0, 3] }]))),
+        // Issue 13: `n` is evaluated against the group key when it is a document (the server's
+        // group processor: `idDoc`), as in the manual's "computed n" example.
         (
-            "n from the group key",
+            "n from the group key's fields",
+            bson!([{ "$group": { "_id": { "k": "$k" }, "r": { "$firstN": { "input": "$v", "n": { "$cond": { "if": { "$eq": ["$k", 2] }, "then": 1, "else": 3 } } } } } }]),
+            bson!([{ "k": 1, "v": "a" }, { "k": 2, "v": "b" }, { "k": 1, "v": "c" }, { "k": 2, "v": "d" }, { "k": 1, "v": "e" }, { "k": 1, "v": "f" }]),
+            ok(bson!([{ "_id": { "k": 1 }, "r": ["a", "c", "e"] }, { "_id": { "k": 2 }, "r": ["b"] }])),
+        ),
+        (
+            "$maxN n from a document-valued key",
+            bson!([{ "$group": { "_id": "$o", "r": { "$maxN": { "input": "$v", "n": "$n" } } } }]),
+            bson!([{ "o": { "n": 1 }, "v": 5 }, { "o": { "n": 1 }, "v": 7 }, { "o": { "n": 2 }, "v": 1 }, { "o": { "n": 2 }, "v": 3 }]),
+            ok(bson!([{ "_id": { "n": 1 }, "r": [7] }, { "_id": { "n": 2 }, "r": [3, 1] }])),
+        ),
+        (
+            "a scalar key is not a document n can read",
             bson!([{ "$group": { "_id": "$k", "r": { "$firstN": { "input": "$v", "n": "$_id" } } } }]),
-            bson!([{ "k": 1, "v": "a" }, { "k": 2, "v": "b" }, { "k": 1, "v": "c" }, { "k": 2, "v": "d" }]),
-            ok(bson!([{ "_id": 1, "r": ["a"] }, { "_id": 2, "r": ["b", "d"] }])),
+            bson!([{ "k": 1, "v": "a" }]),
+            fail(5787902, "Value for 'n' must be of integral type, but found MISSING"),
         ),
         ("n zero", g(bson!({ "$firstN": { "input": "$v", "n": 0 } })), input.clone(), fail(5787908, "'n' must be greater than 0, found 0")),
         (
@@ -926,6 +940,24 @@ fn top_bottom() {
         { "game": "G", "player": "C", "score": 5 }
     ]);
     table(vec![
+        (
+            "$topN with n from the group key's fields (issue 13)",
+            bson!([
+                { "$group": { "_id": { "game": "$game" }, "r": { "$topN": { "output": "$player", "sortBy": { "score": -1 }, "n": { "$cond": { "if": { "$eq": ["$game", "G2"] }, "then": 1, "else": 3 } } } } } },
+                { "$sort": { "_id.game": 1 } }
+            ]),
+            scores.clone(),
+            ok(bson!([{ "_id": { "game": "G1" }, "r": ["C", "B", "A"] }, { "_id": { "game": "G2" }, "r": ["B"] }])),
+        ),
+        (
+            "$bottomN with n from the group key's fields (issue 13)",
+            bson!([
+                { "$group": { "_id": { "game": "$game" }, "r": { "$bottomN": { "output": "$player", "sortBy": { "score": -1 }, "n": { "$cond": { "if": { "$eq": ["$game", "G2"] }, "then": 1, "else": 2 } } } } } },
+                { "$sort": { "_id.game": 1 } }
+            ]),
+            scores.clone(),
+            ok(bson!([{ "_id": { "game": "G1" }, "r": ["A", "D"] }, { "_id": { "game": "G2" }, "r": ["C"] }])),
+        ),
         (
             "$top",
             g(bson!({ "$top": { "output": ["$player", "$score"], "sortBy": { "score": -1 } } })),
@@ -1319,7 +1351,16 @@ fn graph_lookup_errors() {
             fail(40105, "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified."),
         ),
         ("unknown argument", base(bson!({ "x": 1 })), input.clone(), fail(40104, "Unknown argument to $graphLookup: x")),
-        ("from not a string", base(bson!({ "from": 1 })), input.clone(), fail(40103, "expected string as argument for from, found: 1")),
+        // Issue 13: the server's lite parse (FailedToParse) comes before the full parse.
+        ("from not a string", base(bson!({ "from": 1 })), input.clone(), fail(9, "$graphLookup 'from' field must be a string, but found int")),
+        ("not an object", bson!([{ "$graphLookup": 1 }]), input.clone(), fail(9, "the $graphLookup stage specification must be an object, but found int")),
+        (
+            "missing from",
+            bson!([{ "$graphLookup": { "as": "y", "startWith": "$a" } }]),
+            input.clone(),
+            fail(9, "missing 'from' option to $graphLookup stage specification: { as: \"y\", startWith: \"$a\" }"),
+        ),
+        ("as not a string", base(bson!({ "as": 1 })), input.clone(), fail(40103, "expected string as argument for as, found: 1")),
         ("maxDepth not a number", base(bson!({ "maxDepth": "1" })), input.clone(), fail(40100, "maxDepth must be numeric, found type: string")),
         ("maxDepth negative", base(bson!({ "maxDepth": -1 })), input.clone(), fail(40101, "maxDepth requires a nonnegative argument, found: -1")),
         ("maxDepth fraction", base(bson!({ "maxDepth": 1.5 })), input.clone(), fail(40102, "maxDepth could not be represented as a long long: 1.5")),

@@ -881,7 +881,7 @@ fn date_operators() {
         ),
         (bson!({"$dateFromParts": {"month": 1}}), d.clone(), 40516, "$dateFromParts requires either 'year' or 'isoWeekYear' to be present"),
         (bson!({"$dateFromParts": {"year": 2024, "isoWeek": 1}}), d.clone(), 40489, "$dateFromParts does not allow mixing natural dates with ISO dates"),
-        (bson!({"$dateFromParts": {"year": 0}}), d.clone(), 31034, "'year' must evaluate to an integer in the range 1 to 9999, found 0"),
+        (bson!({"$dateFromParts": {"year": 0}}), d.clone(), 40523, "'year' must evaluate to an integer in the range 1 to 9999, found 0"),
         (bson!({"$dateFromParts": {"year": "x"}}), d.clone(), 40515, "'year' must evaluate to an integer, found string with value \"x\""),
         (bson!({"$dateAdd": {"startDate": "$d", "unit": "day"}}), d.clone(), 5166402, "$dateAdd requires startDate, unit, and amount to be present"),
         (bson!({"$dateAdd": {"startDate": "$d", "unit": "day", "amount": 1.5}}), d.clone(), 5166404, "$dateAdd expects integer amount of time units"),
@@ -1024,4 +1024,163 @@ fn regression_rand_uses_seeded_env() {
     let a = e.evaluate(&doc! {}, &Env::new(DateTime::from_millis(0)).with_seed(7)).unwrap();
     let b = e.evaluate(&doc! {}, &Env::new(DateTime::from_millis(0)).with_seed(7)).unwrap();
     assert_eq!(a, b);
+}
+
+/// Issue 13, numbers: `$round`/`$trunc` past 34 digits keep the value's 34-digit form, as the
+/// server's `Decimal128::quantize` does (jstests/aggregation/expressions/round_trunc.js); `$mod`
+/// by an integral double is a double in 8.0 (`evaluateMod`; expression_mod.js expects
+/// `{type: "double", value: 2.0}` for `[NumberInt(8), 3.0]`).
+#[test]
+fn issue13_round_trunc_mod() {
+    let d = doc! {};
+    check(vec![
+        (bson!({"$trunc": [1.298, 100]}), d.clone(), v(bson!(1.298))),
+        (bson!({"$round": [1.298, 100]}), d.clone(), v(bson!(1.298))),
+        (bson!({"$round": [1.298, 34]}), d.clone(), v(bson!(1.298))),
+        (bson!({"$trunc": [1.298, 1]}), d.clone(), v(bson!(1.2))),
+        (bson!({"$trunc": [dec("1.298"), dec("100")]}), d.clone(), v(dec("1.298000000000000000000000000000000"))),
+        (bson!({"$round": [dec("1.298"), 100]}), d.clone(), v(dec("1.298000000000000000000000000000000"))),
+        (
+            bson!({"$trunc": [dec("1.298912343250054252245154325"), 20i64]}),
+            d.clone(),
+            v(dec("1.29891234325005425224")),
+        ),
+        (bson!({"$round": [dec("1.298"), 20]}), d.clone(), v(dec("1.29800000000000000000"))),
+        (bson!({"$ceil": dec("1E+40")}), d.clone(), v(dec("1.000000000000000000000000000000000E+40"))),
+        (bson!({"$floor": dec("-1.5")}), d.clone(), v(dec("-2"))),
+        (bson!({"$mod": [8, 3.0]}), d.clone(), v(bson!(2.0))),
+        (bson!({"$mod": [8i64, 3.0]}), d.clone(), v(bson!(2.0))),
+        (bson!({"$mod": [8, 3i64]}), d.clone(), v(bson!(2i64))),
+        (bson!({"$mod": [i64::MIN, -1i64]}), d.clone(), v(bson!(0i64))),
+        (bson!({"$mod": [i32::MIN, -1]}), d.clone(), v(bson!(0))),
+        // `$sum`/`$avg` as expressions are the `$group` accumulators (double-double sums).
+        (bson!({"$sum": [1e16, 1, -1e16]}), d.clone(), v(bson!(1.0))),
+        (bson!({"$sum": [[1e16, 1, -1e16]]}), d.clone(), v(bson!(1.0))),
+        (bson!({"$avg": [1e16, 1, -1e16]}), d.clone(), v(bson!(1.0 / 3.0))),
+        (bson!({"$sum": [1, 2i64]}), d.clone(), v(bson!(3i64))),
+        (bson!({"$sum": [i32::MAX, 1]}), d.clone(), v(bson!(2_147_483_648i64))),
+        (bson!({"$sum": [i64::MAX, 1i64]}), d.clone(), v(bson!(9.223_372_036_854_775_808e18))),
+        (bson!({"$sum": [1, "a", dec("0.5")]}), d.clone(), v(dec("1.5"))),
+        (bson!({"$avg": ["a"]}), d.clone(), v(Bson::Null)),
+        // Decimal logarithms and exponentials that are exact are exact, as the server's decimal
+        // library returns them (the others are still computed in double: a known limit).
+        (bson!({"$log10": dec("10")}), d.clone(), v(dec("1"))),
+        (bson!({"$log10": dec("1000.00")}), d.clone(), v(dec("3"))),
+        (bson!({"$log10": dec("0.001")}), d.clone(), v(dec("-3"))),
+        (bson!({"$log10": dec("1")}), d.clone(), v(dec("0"))),
+        (bson!({"$log": [dec("100"), 10]}), d.clone(), v(dec("2"))),
+        (bson!({"$ln": dec("1.0")}), d.clone(), v(dec("0"))),
+        (bson!({"$exp": dec("0")}), d.clone(), v(dec("1"))),
+        (bson!({"$log10": 100}), d.clone(), v(bson!(2.0))),
+        // Overflow in the integral types promotes (jstests/aggregation/expressions/arith_overflow.js).
+        (bson!({"$add": [2_000_000_000, 2_000_000_000]}), d.clone(), v(bson!(4_000_000_000i64))),
+        (bson!({"$add": [9_000_000_000_000_000_000i64, 9_000_000_000_000_000_000i64]}), d.clone(), v(bson!(1.8e19))),
+        (bson!({"$subtract": [9_000_000_000_000_000_000i64, -9_000_000_000_000_000_000i64]}), d.clone(), v(bson!(1.8e19))),
+        (bson!({"$multiply": [9_000_000_000_000_000_000i64, -9_000_000_000_000_000_000i64]}), d.clone(), v(bson!(-8.1e37))),
+    ]);
+}
+
+/// Issue 13, dates, `$convert` and reserved variables: `%Z` is the offset in minutes as a plain
+/// integer (`TimeZone::formatDate`); `%L` reads a fraction of a second (timelib's `v`: ".81" is
+/// 810 ms); `to: "missing"` is a type (`computeTargetType`) with no conversion, so `onError`
+/// applies (jstests/aggregation/expressions/convert.js); `$$JS_SCOPE` and `$$IS_MR` are refused
+/// when read (`Variables::getValue`).
+#[test]
+fn issue13_dates_convert_variables() {
+    let d = doc! {"d": date(NOW_MS), "x": 1.9};
+    check(vec![
+        (bson!({"$dateToString": {"date": "$d", "format": "%Z", "timezone": "+01:00"}}), d.clone(), v(bson!("60"))),
+        (bson!({"$dateToString": {"date": "$d", "format": "%Z", "timezone": "+04:30"}}), d.clone(), v(bson!("270"))),
+        (bson!({"$dateToString": {"date": "$d", "format": "%Z", "timezone": "-03:30"}}), d.clone(), v(bson!("-210"))),
+        (bson!({"$dateToString": {"date": "$d", "format": "%Z"}}), d.clone(), v(bson!("0"))),
+        // Zones the tz database merged into others keep their own history before 1970, as in
+        // the server's data (backzone): Amsterdam in July 1935 was UTC+01:19:32, Brussels +01:00.
+        (
+            bson!({"$dateToString": {"date": date(-1_088_078_400_000), "format": "%Y-%m-%d %H:%M:%S %z %Z", "timezone": "Europe/Amsterdam"}}),
+            d.clone(),
+            v(bson!("1935-07-10 13:19:32 +0119 79")),
+        ),
+        (
+            bson!({"$dateToString": {"date": date(-1_088_078_400_000), "format": "%H:%M:%S %z", "timezone": "Europe/Brussels"}}),
+            d.clone(),
+            v(bson!("13:00:00 +0100")),
+        ),
+        (
+            bson!({"$dateToString": {"date": "$d", "format": "%H:%M %z", "timezone": "Europe/Amsterdam"}}),
+            d.clone(),
+            v(bson!("13:34 +0100")),
+        ),
+        (
+            bson!({"$dateFromString": {"dateString": "1935-07-10 13:19:32", "timezone": "Europe/Amsterdam"}}),
+            d.clone(),
+            v(date(-1_088_078_400_000)),
+        ),
+        (
+            bson!({"$hour": {"date": date(-1_088_078_400_000), "timezone": "Europe/Amsterdam"}}),
+            d.clone(),
+            v(bson!(13)),
+        ),
+        (
+            bson!({"$dateFromString": {"dateString": "2017-07-04 11:56:02.81", "format": "%Y-%m-%d %H:%M:%S.%L"}}),
+            d.clone(),
+            v(date(1_499_169_362_810)),
+        ),
+        (
+            bson!({"$dateFromString": {"dateString": "2017-07-04 11:56:02.8", "format": "%Y-%m-%d %H:%M:%S.%L"}}),
+            d.clone(),
+            v(date(1_499_169_362_800)),
+        ),
+        (
+            bson!({"$dateFromString": {"dateString": "2017-07-04 11:56:02.081", "format": "%Y-%m-%d %H:%M:%S.%L"}}),
+            d.clone(),
+            v(date(1_499_169_362_081)),
+        ),
+        (bson!({"$convert": {"input": "$x", "to": "missing", "onError": "ERROR"}}), d.clone(), v(bson!("ERROR"))),
+        (bson!({"$convert": {"input": "$x", "to": 0, "onError": "ERROR"}}), d.clone(), v(bson!("ERROR"))),
+        (bson!({"$convert": {"input": "$x", "to": "missing", "onError": "$$REMOVE"}}), d.clone(), MISSING),
+        // The year's range is checked after the date parts are known not to be null.
+        (bson!({"$dateFromParts": {"year": 0, "month": null}}), d.clone(), v(Bson::Null)),
+        (bson!({"$dateFromParts": {"year": 0, "timezone": null}}), d.clone(), v(Bson::Null)),
+        // The regex expressions compile as the query's `$regex`: PCRE2 start-of-pattern options,
+        // ASCII `\d` without `(*UCP)`, `$` before a final newline.
+        (bson!({"$regexMatch": {"input": "١٢", "regex": "^\\d+$"}}), d.clone(), v(bson!(false))),
+        (bson!({"$regexMatch": {"input": "١٢", "regex": "(*UCP)^\\d+$"}}), d.clone(), v(bson!(true))),
+        (bson!({"$regexMatch": {"input": "ab", "regex": "(*UTF)(*CR)^AB$", "options": "iu"}}), d.clone(), v(bson!(true))),
+        (bson!({"$regexMatch": {"input": "ab\n", "regex": "b$"}}), d.clone(), v(bson!(true))),
+        (
+            bson!({"$regexFind": {"input": "x1y", "regex": "(*UCP)\\d"}}),
+            d.clone(),
+            v(bson!({"match": "1", "idx": 1, "captures": []})),
+        ),
+    ]);
+    check_err(vec![
+        (
+            bson!({"$convert": {"input": "$x", "to": "missing"}}),
+            d.clone(),
+            241,
+            "Unsupported conversion from double to missing in $convert with no onError value",
+        ),
+        (bson!({"$convert": {"input": "$x", "to": "nope", "onError": 1}}), d.clone(), 2, "Unknown type name: nope"),
+        (
+            bson!({"$dateFromParts": {"year": 10000}}),
+            d.clone(),
+            40523,
+            "'year' must evaluate to an integer in the range 1 to 9999, found 10000",
+        ),
+        (
+            bson!({"$dateFromParts": {"isoWeekYear": 0}}),
+            d.clone(),
+            31095,
+            "'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found 0",
+        ),
+        (
+            bson!({"$dateFromParts": {"year": 2024, "hour": 40000}}),
+            d.clone(),
+            31034,
+            "'hour' must evaluate to a value in the range [-32768, 32767]; value 40000 is not in range",
+        ),
+        (bson!("$$IS_MR"), d.clone(), 4631101, "Use of undefined variable '$$IS_MR'."),
+        (bson!("$$JS_SCOPE"), d.clone(), 4631100, "Use of undefined variable '$$JS_SCOPE'."),
+        (bson!({"$ifNull": ["$$IS_MR.a", 1]}), d.clone(), 4631101, "Use of undefined variable '$$IS_MR'."),
+    ]);
 }

@@ -300,6 +300,17 @@ fn regex_operators() {
             (doc! {"s": {"$regex": "line1$"}}, vec![]),
             (doc! {"s": {"$regex": "line1$", "$options": "m"}}, vec![6]),
             (doc! {"s": {"$regex": "[$]"}}, vec![]),
+            // Issue 13: PCRE2 start-of-pattern options the server accepts. `(*UCP)` makes `\d`
+            // Unicode; `(*UTF)` and limits change nothing here; `(*CR)` makes `.` match `\n`
+            // and `$` no longer match before a final `\n`.
+            (doc! {"s": {"$regex": "(*UTF)^a"}}, vec![1, 7]),
+            (doc! {"s": {"$regex": "(*UCP)^\\d+$"}}, vec![8]),
+            (doc! {"s": {"$regex": "(*UTF)(*UCP)^\\w+$"}}, vec![1, 3, 7, 8]),
+            (doc! {"s": {"$regex": "(*LIMIT_MATCH=1000)(*NO_JIT)pie"}}, vec![2]),
+            (doc! {"s": {"$regex": "(*CR)line1.line2"}}, vec![6]),
+            (doc! {"s": {"$regex": "(*CR)line2$"}}, vec![]),
+            (doc! {"s": {"$regex": "(*ANYCRLF)line2$"}}, vec![6]),
+            (doc! {"s": {"$regex": "(*LF)line1.line2"}}, vec![]),
         ],
     );
 }
@@ -506,6 +517,9 @@ fn filter_errors() {
         (doc! {"a": {"$regex": re("x", "i"), "$options": "m"}}, 51075, "options set in both $regex and $options"),
         (doc! {"a": {"$options": "m", "$regex": re("x", "i")}}, 51074, "options set in both $regex and $options"),
         (doc! {"a": {"$regex": "x", "$options": "g"}}, 51108, " invalid flag in regex options: g"),
+        // Issue 13: `RegexMatchExpression::_init`'s checks come before the options' flags.
+        (doc! {"a": {"$regex": "x".repeat(32765)}}, 2, "Regular expression is too long"),
+        (doc! {"a": {"$regex": "x", "$options": "i\0"}}, 2, "Regular expression options string cannot contain an embedded null byte"),
         (doc! {"a": {"$elemMatch": 1}}, 2, "$elemMatch needs an Object"),
         (doc! {"a": {"$elemMatch": {"$bad": 1}}}, 2, "unknown operator: $bad"),
         (doc! {"a": {"$all": 1}}, 2, "$all needs an array"),

@@ -28,14 +28,19 @@ impl Fold for AvgFold {
     }
 
     fn finish(self) -> Result<Bson> {
-        let s = self.0;
-        if s.count == 0 {
-            return Ok(Bson::Null);
-        }
-        Ok(if s.width == Width::Decimal {
-            Bson::Decimal128(from_d128(s.as_decimal() / d128::from(s.count)))
-        } else {
-            Bson::Double(s.as_f64() / s.count as f64)
-        })
+        Ok(mean(&self.0))
+    }
+}
+
+/// The mean of a sum (null for no numbers). Shared with the `$avg` expression, which the server
+/// evaluates with this same accumulator.
+pub(crate) fn mean(s: &NumSum) -> Bson {
+    if s.count == 0 {
+        return Bson::Null;
+    }
+    if s.width == Width::Decimal {
+        Bson::Decimal128(from_d128(s.as_decimal() / d128::from(s.count)))
+    } else {
+        Bson::Double(s.as_f64() / s.count as f64)
     }
 }

@@ -30,9 +30,17 @@ pub(crate) struct GraphLookup {
 }
 
 pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
+    // The server's lite parse runs first: FailedToParse for a non-object and a missing 'from'.
     let Bson::Document(d) = spec else {
-        return Err(err(40327, format!("the $graphLookup stage specification must be an object, but found {}", tname(spec))));
+        return Err(err(9, format!("the $graphLookup stage specification must be an object, but found {}", tname(spec))));
     };
+    match d.get("from") {
+        None => {
+            return Err(err(9, format!("missing 'from' option to $graphLookup stage specification: {}", display::document(d))));
+        }
+        Some(Bson::String(_) | Bson::Document(_)) => {}
+        Some(other) => return Err(err(9, format!("$graphLookup 'from' field must be a string, but found {}", tname(other)))),
+    }
     let (mut from, mut start_with, mut connect_from, mut connect_to, mut as_) = (None, None, None, None, None);
     let (mut max_depth, mut depth_field, mut restrict) = (None, None, None);
     for (k, v) in d {

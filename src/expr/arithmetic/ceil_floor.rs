@@ -15,8 +15,7 @@ pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
 
 /// Quantizes a decimal to exponent 0 with a rounding mode.
 pub(crate) fn quantize_integral(d: d128, mode: RoundingMode) -> d128 {
-    let mut flags = 0;
-    d128::quantize(&d, &d128::from(0), Some(mode), &mut flags)
+    super::quantize(d, 0, mode).0
 }
 
 fn eval(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {

@@ -52,3 +52,28 @@ pub(crate) fn int_or_long(i: i64) -> Bson {
 pub(crate) fn dec(d: decmathlib_rs::d128::d128) -> Bson {
     Number::Decimal(d).to_bson()
 }
+
+/// The server's `Decimal128::quantize` to the exponent `exp`: when even the value's 34-digit form
+/// has a larger exponent (the quantized value would need more than 34 digits, where IEEE quantize
+/// gives NaN), the result is that 34-digit form (`$trunc: [NumberDecimal("1.298"), 100]` is
+/// `1.298000000000000000000000000000000`). Returns the decimal and the library's flags.
+pub(crate) fn quantize(
+    d: decmathlib_rs::d128::d128,
+    exp: i32,
+    mode: decmathlib_rs::d128::RoundingMode,
+) -> (decmathlib_rs::d128::d128, u32) {
+    use decmathlib_rs::d128::d128;
+    let mut flags = 0;
+    if d.is_finite() && !d.is_zero() {
+        // Adding 0E-6176 widens the coefficient to 34 digits (the server's `normalize`).
+        // (0E-6176 is the all-zero encoding.)
+        let widest_zero = d128::from(0u128);
+        let normalized = d128::addition(&d, &widest_zero, None, &mut flags);
+        if normalized.quantexp(&mut flags) > exp {
+            return (normalized, 0);
+        }
+        flags = 0;
+    }
+    let quantum: d128 = format!("1E{exp}").parse().unwrap_or_else(|_| d128::from(1));
+    (d128::quantize(&d, &quantum, Some(mode), &mut flags), flags)
+}

@@ -41,11 +41,7 @@ fn eval(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
         }
     }
     let mode = if name == "$round" { RoundingMode::NearestEven } else { RoundingMode::TowardZero };
-    let quantum: d128 = format!("1E{}", -place).parse().unwrap_or_else(|_| d128::from(1));
-    let quantize = |d: d128| {
-        let mut flags = 0;
-        (d128::quantize(&d, &quantum, Some(mode), &mut flags), flags)
-    };
+    let quantize = |d: d128| super::quantize(d, -(place as i32), mode);
     Ok(Some(match n {
         Number::Decimal(d) => {
             if d.is_infinite() || d.is_nan() {

@@ -27,36 +27,50 @@ fn int_part(name: &str, v: &Val) -> Result<i64> {
     })
 }
 
-impl Op for DateFromParts {
-    fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
-        let mut vals = [0i64; 10];
-        let defaults = [1970, 1, 1, 0, 0, 0, 0, 1970, 1, 1];
-        for (i, e) in self.parts.iter().enumerate() {
-            vals[i] = defaults[i];
-            if let Some(e) = e {
-                let v = e.eval_val(ctx)?;
-                if v.is_nullish() {
-                    return Ok(Some(Bson::Null));
-                }
-                let x = int_part(NAMES[i], &v)?;
-                if i == 0 || i == 7 {
-                    if !(1..=9999).contains(&x) {
-                        return Err(Error::code(
-                            31034,
-                            format!("'{}' must evaluate to an integer in the range 1 to 9999, found {x}", NAMES[i]),
-                        ));
-                    }
-                } else if !(-32768..=32767).contains(&x) {
-                    return Err(Error::code(
-                        31034,
-                        format!("'{}' must evaluate to a value in the range [-32768, 32767]; value {x} is not in range", NAMES[i]),
-                    ));
-                }
-                vals[i] = x;
+impl DateFromParts {
+    /// Evaluates the parts at `idx` into `vals`: `Ok(false)` when one is nullish (the result is
+    /// null). Parts other than the year have the range [-32768, 32767] (31034).
+    fn eval_parts(&self, idx: &[usize], vals: &mut [i64; 10], ctx: &Ctx) -> Result<bool> {
+        for &i in idx {
+            let Some(e) = &self.parts[i] else { continue };
+            let v = e.eval_val(ctx)?;
+            if v.is_nullish() {
+                return Ok(false);
             }
+            let x = int_part(NAMES[i], &v)?;
+            if i != 0 && i != 7 && !(-32768..=32767).contains(&x) {
+                return Err(Error::code(
+                    31034,
+                    format!("'{}' must evaluate to a value in the range [-32768, 32767]; value {x} is not in range", NAMES[i]),
+                ));
+            }
+            vals[i] = x;
+        }
+        Ok(true)
+    }
+}
+
+impl Op for DateFromParts {
+    /// In the server's order: the time parts, the time zone, then the date parts; the year's range
+    /// is checked once the date parts are known not to be null (40523 for `year`, 31095 for
+    /// `isoWeekYear`).
+    fn eval(&self, ctx: &Ctx) -> Result<Option<Bson>> {
+        let mut vals = [1970, 1, 1, 0, 0, 0, 0, 1970, 1, 1];
+        if !self.eval_parts(&[3, 4, 5, 6], &mut vals, ctx)? {
+            return Ok(Some(Bson::Null));
         }
         let tzv = crate::expr::eval_opt(&self.timezone, ctx)?;
         let Some(tz) = tz_arg(tzv.as_ref())? else { return Ok(Some(Bson::Null)) };
+        let (date_parts, year, code) = if self.iso { ([7, 8, 9], 7, 31095) } else { ([0, 1, 2], 0, 40523) };
+        if !self.eval_parts(&date_parts, &mut vals, ctx)? {
+            return Ok(Some(Bson::Null));
+        }
+        if !(1..=9999).contains(&vals[year]) {
+            return Err(Error::code(
+                code,
+                format!("'{}' must evaluate to an integer in the range 1 to 9999, found {}", NAMES[year], vals[year]),
+            ));
+        }
         let local = if self.iso {
             let days = iso_year_start(vals[7]) + (vals[8] - 1) * 7 + (vals[9] - 1);
             days * MS_PER_DAY + vals[3] * 3_600_000 + vals[4] * 60_000 + vals[5] * 1000 + vals[6]

@@ -144,7 +144,12 @@ fn parse_format(s: &str, fmt: &str) -> std::result::Result<(i64, Option<i64>), S
             'H' => h = c.digits(1, 2).ok_or_else(bad)?,
             'M' => mi = c.digits(1, 2).ok_or_else(bad)?,
             'S' => sec = c.digits(1, 2).ok_or_else(bad)?,
-            'L' => ms = c.digits(1, 3).ok_or_else(bad)?,
+            // Up to three digits of a fraction of a second (timelib's `v`): ".81" is 810 ms.
+            'L' => {
+                let start = c.i;
+                let frac = c.digits(1, 3).ok_or_else(bad)?;
+                ms = frac * 10i64.pow((3 - (c.i - start)) as u32);
+            }
             'j' => doy = Some(c.digits(1, 3).ok_or_else(bad)?),
             'G' => iso_y = Some(c.digits(4, 4).ok_or_else(bad)?),
             'V' => iso_w = Some(c.digits(1, 2).ok_or_else(bad)?),

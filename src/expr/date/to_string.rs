@@ -58,10 +58,9 @@ pub(crate) fn format_date(fmt: &str, utc_ms: i64, tz: &Tz) -> Result<String> {
                 let mins = off_ms / 60_000;
                 format!("{}{:02}{:02}", if mins < 0 { '-' } else { '+' }, mins.abs() / 60, mins.abs() % 60)
             }
-            'Z' => {
-                let mins = off_ms / 60_000;
-                format!("{}{}", if mins < 0 { '-' } else { '+' }, mins.abs())
-            }
+            // The offset in minutes as a plain integer (`60`, `-300`, `270`): the server's
+            // `TimeZone::formatDate` streams the count, with no `+`.
+            'Z' => (off_ms / 60_000).to_string(),
             '%' => "%".to_string(),
             other => return Err(Error::code(18536, format!("Invalid format character '%{other}' in format string"))),
         };

@@ -57,17 +57,10 @@ fn extract(name: &str, pattern: &Val, options: &Val) -> Result<Option<(String, S
     Ok(pat.map(|p| (p, opts.unwrap_or_default())))
 }
 
-/// Compiles a pattern with the server's flags.
+/// Compiles a pattern with the server's flags, translated as the query's `$regex` is (the server
+/// compiles both with the same PCRE options).
 pub(crate) fn compile(name: &str, pattern: &str, options: &str) -> Result<Regex> {
-    let mut flags = String::new();
-    for c in options.chars() {
-        match c {
-            'i' | 'm' | 's' | 'x' => flags.push(c),
-            'u' => {}
-            other => return Err(Error::code(51108, format!("{name} invalid flag in regex options: {other}"))),
-        }
-    }
-    let full = if flags.is_empty() { pattern.to_string() } else { format!("(?{flags}){pattern}") };
+    let full = crate::query::evaluation::regex::to_fancy(pattern, options, name)?;
     Regex::new(&full).map_err(|e| Error::code(51111, format!("Invalid Regex in {name}: {e}")))
 }
 

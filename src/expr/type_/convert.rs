@@ -41,7 +41,7 @@ impl Target {
             16 => Target::Int,
             18 => Target::Long,
             19 => Target::Decimal,
-            -1 | 3 | 4 | 6 | 10..=15 | 17 | 127 => Target::Other(n),
+            -1 | 0 | 3 | 4 | 6 | 10..=15 | 17 | 127 => Target::Other(n),
             _ => return None,
         })
     }
@@ -59,6 +59,7 @@ impl Target {
             Target::Decimal => "decimal",
             Target::Other(n) => match n {
                 -1 => "minKey",
+                0 => "missing",
                 3 => "object",
                 4 => "array",
                 6 => "undefined",
@@ -411,6 +412,9 @@ fn target(v: &Val) -> Result<Option<(Target, u8)>> {
         None => (v.as_bson().cloned().unwrap_or(Bson::Null), 0),
     };
     let num = match &t {
+        // The server's `computeTargetType` accepts "missing" (what `$type` returns for a missing
+        // value), which no alias names; like type 0 it converts nothing, so `onError` applies.
+        Bson::String(s) if s == "missing" => 0,
         Bson::String(s) => match number_for_alias(s) {
             Some(n) => n,
             None => return Err(Error::bad_value(format!("Unknown type name: {s}"))),
