@@ -102,5 +102,6 @@ bench: build/engine/engine_bg.wasm build/runtime.js
 	cargo bench --bench memory
 	cargo bench --bench scale
 	node tools/bench.mjs $(if $(REPS),--reps=$(REPS))
+	node --max-old-space-size=6144 tools/bench-scale.mjs
 	@if [ -f dist/index.html ]; then node tools/size-report.mjs && node tools/tti.mjs; \
 	else echo "make bench: no dist/ (make dist) - first-load size and time to interactive skipped"; fi
