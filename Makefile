@@ -13,6 +13,7 @@ test: setup test-engine test-runtime test-lessons test-ui test-browser
 
 test-engine:
 	cargo test --profile fast-test --all-targets
+	cargo test --profile fast-test --doc
 	@cargo test --profile fast-test --test engine -q -- --nocapture --exact conformance::conformance_crud_cases bson_corpus::bson_corpus_sizes 2>&1 | grep -oE '(conformance|bson corpus): [0-9]+ passed, [0-9]+ failed'
 
 # ---- the engine as WebAssembly, and the mongosh runtime bundle (www/runtime) -------------------
@@ -99,6 +100,8 @@ test-browser: dist build/engine/engine_bg.wasm build/runtime.js
 bench: build/engine/engine_bg.wasm build/runtime.js
 	cargo bench --bench engine
 	cargo bench --bench memory
+	cargo bench --bench scale
 	node tools/bench.mjs $(if $(REPS),--reps=$(REPS))
+	node --max-old-space-size=6144 tools/bench-scale.mjs
 	@if [ -f dist/index.html ]; then node tools/size-report.mjs && node tools/tti.mjs; \
 	else echo "make bench: no dist/ (make dist) - first-load size and time to interactive skipped"; fi

@@ -65,9 +65,10 @@ class MingoCursor {
 }
 
 class MingoCollection {
-  constructor(name) {
+  constructor(name, resolve) {
     this.name = name;
     this.docs = [];
+    this.resolve = resolve;
   }
 
   insertOne(doc) {
@@ -101,7 +102,8 @@ class MingoCollection {
   }
 
   aggregate(pipeline) {
-    const docs = new Aggregator(pipeline).run(this.docs);
+    // `$lookup` finds its `from` collection through the resolver.
+    const docs = new Aggregator(pipeline, { collectionResolver: this.resolve }).run(this.docs);
     return { toArray: () => docs };
   }
 
@@ -179,7 +181,7 @@ export function createMingoDb() {
   const collections = new Map();
   const target = {
     getCollection(name) {
-      if (!collections.has(name)) collections.set(name, new MingoCollection(name));
+      if (!collections.has(name)) collections.set(name, new MingoCollection(name, (n) => target.getCollection(n).docs));
       return collections.get(name);
     },
     dropDatabase() {

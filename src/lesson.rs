@@ -1,6 +1,6 @@
 //! The lesson format: Markdown that course authors write without Rust (see `lessons/README.md`).
 //!
-//! ```text
+//! ````text
 //! ---
 //! id: subset
 //! title: The Subset pattern
@@ -24,7 +24,7 @@
 //! Q: Why cap the inline array?
 //! A: So that the document cannot grow without bound.
 //! ```
-//! ```
+//! ````
 //!
 //! Every `## ` heading starts a step; a step holds exactly one ```` ```js ```` (or ```` ```mongosh ````)
 //! block, its script. ```` ```audit ```` blocks (JSON) and ```` ```quiz ```` blocks (`Q:`/`A:` lines) may

@@ -270,17 +270,11 @@ impl Collection {
         self.data_size = 0;
     }
 
-    /// Adds an index over the existing documents (fails, leaving the collection as it was, on a
-    /// duplicate key of a unique index).
+    /// Adds an index over the existing documents, bulk-loaded (see [`Index::bulk_load`]); fails,
+    /// leaving the collection as it was, on a duplicate key of a unique index or a document whose
+    /// keys cannot be generated.
     pub fn add_index(&mut self, mut index: Index) -> Result<()> {
-        for (rid, rec) in &self.records {
-            if index.unique {
-                index.check_unique(&self.ns, &rec.doc, *rid)?;
-            } else {
-                index.keys_of(&rec.doc)?;
-            }
-            index.add(&rec.doc, *rid);
-        }
+        index.bulk_load(&self.ns, self.records.iter().map(|(rid, r)| (*rid, &r.doc)))?;
         self.indexes.push(index);
         Ok(())
     }

@@ -108,11 +108,11 @@ impl Sort {
     }
 
     /// Sorts records (given in natural order) in place; stable, so ties keep natural order.
-    pub fn apply<T>(&self, items: &mut [T], doc: impl Fn(&T) -> &Document) {
+    pub fn apply<T>(&self, items: &mut Vec<T>, doc: impl Fn(&T) -> &Document) {
         match self {
             Sort::Natural { reverse: false } => {}
             Sort::Natural { reverse: true } => items.reverse(),
-            Sort::Spec(s) => items.sort_by(|a, b| s.compare(doc(a), doc(b))),
+            Sort::Spec(s) => s.sort(items, doc),
         }
     }
 }

@@ -97,6 +97,30 @@ impl SortSpec {
         Ordering::Equal
     }
 
+    /// Orders two documents' key values (as [`SortSpec::key_values`] gives them).
+    pub fn compare_keys(&self, a: &[&Bson], b: &[&Bson]) -> Ordering {
+        for ((k, x), y) in self.keys.iter().zip(a).zip(b) {
+            let o = value::compare(x, y);
+            let o = if k.ascending { o } else { o.reverse() };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    }
+
+    /// Sorts `items` stably by their documents (`doc`), as [`SortSpec::compare`] orders them,
+    /// each document's sort key found once rather than at every comparison.
+    pub fn sort<T>(&self, items: &mut Vec<T>, doc: impl Fn(&T) -> &Document) {
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        {
+            let keys: Vec<Vec<&Bson>> = items.iter().map(|t| self.key_values(doc(t))).collect();
+            order.sort_by(|&a, &b| self.compare_keys(&keys[a], &keys[b]));
+        }
+        let mut slots: Vec<Option<T>> = std::mem::take(items).into_iter().map(Some).collect();
+        items.extend(order.into_iter().filter_map(|i| slots[i].take()));
+    }
+
     /// The key of `doc` for each sort field (the value the comparison uses).
     pub fn key_values<'a>(&self, doc: &'a Document) -> Vec<&'a Bson> {
         self.keys.iter().map(|k| sort_key(doc, &k.parts, k.ascending)).collect()

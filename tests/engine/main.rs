@@ -7,6 +7,7 @@ mod conformance;
 mod crud;
 mod expr;
 mod indexes;
+mod invariants;
 mod props;
 mod query;
 mod update;

@@ -94,5 +94,6 @@ function idMap(list) {
 function successfulInserts(bulk, ordered) {
   if (bulk.writeErrors.length === 0) return bulk.insertedIds;
   if (ordered) return bulk.insertedIds.slice(0, bulk.writeErrors[0].index);
-  return bulk.insertedIds.filter(({ index }) => !bulk.writeErrors.some((e) => e.index === index));
+  const failed = new Set(bulk.writeErrors.map((e) => e.index));
+  return bulk.insertedIds.filter(({ index }) => !failed.has(index));
 }

@@ -35,7 +35,7 @@ impl Stage for Sort {
     fn run<'a>(&'a self, input: DocStream<'a>, _cx: &'a RunCtx<'a>) -> DocStream<'a> {
         blocking(input, move |input| {
             let mut docs = input.collect::<Result<Vec<_>>>()?;
-            docs.sort_by(|a, b| self.spec.compare(a, b));
+            self.spec.sort(&mut docs, |d| d);
             Ok(docs)
         })
     }

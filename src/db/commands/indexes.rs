@@ -29,10 +29,26 @@ pub(super) fn create_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -
     }
     let Some(c) = db.collection_mut(&ctx.db, &coll) else { return Err(Error::new(ErrorKind::InternalError, "collection vanished")) };
     let before = c.indexes.len() as i32;
-    // Check every spec against the existing indexes first; build on a copy so that a failure
-    // leaves the collection as it was.
-    let mut staged = c.clone();
+    // A failure leaves the collection as it was: the indexes built so far are dropped again
+    // (each is added only once built; the collection's documents are not copied).
     let mut created = 0;
+    let result = build_all(c, parsed, &mut created);
+    if let Err(e) = result {
+        c.indexes.truncate(before as usize);
+        return Err(e);
+    }
+    let after = c.indexes.len() as i32;
+    let mut reply = doc! {"numIndexesBefore": before, "numIndexesAfter": after};
+    if created == 0 {
+        reply.insert("note", "all indexes already exist");
+    } else {
+        reply.insert("createdCollectionAutomatically", created_automatically);
+    }
+    Ok(reply)
+}
+
+/// Checks each spec against the indexes that exist (and those built before it) and builds it.
+fn build_all(staged: &mut super::super::Collection, parsed: Vec<Index>, created: &mut i32) -> Result<()> {
     for ix in parsed {
         if let Some(existing) = staged.indexes.iter().find(|e| e.name == ix.name) {
             if existing.key == ix.key {
@@ -70,17 +86,9 @@ pub(super) fn create_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -
                 e
             }
         })?;
-        created += 1;
+        *created += 1;
     }
-    let after = staged.indexes.len() as i32;
-    *c = staged;
-    let mut reply = doc! {"numIndexesBefore": before, "numIndexesAfter": after};
-    if created == 0 {
-        reply.insert("note", "all indexes already exist");
-    } else {
-        reply.insert("createdCollectionAutomatically", created_automatically);
-    }
-    Ok(reply)
+    Ok(())
 }
 
 pub(super) fn list_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {

@@ -1,0 +1,305 @@
+//! The engine's scaling table (`cargo bench --bench scale`, part of `make bench`): the operations
+//! of a real collection at 10 000, 100 000 and 1 000 000 documents, each command given as BSON
+//! bytes to `Database::run_command_raw` (what the WebAssembly bindings do), with the growth
+//! factor for 10x the data (target: at most 12x) and the live heap the engine holds per document
+//! against the documents' BSON bytes (target: at most 2x, plus at most 1.5x the key bytes per
+//! index).
+//!
+//! `SCALE_SIZES=10000,100000` (environment) picks the sizes; the default is all three (under
+//! `cargo test --all-targets`, a smoke run at 1 000 and 2 000).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bson::{doc, Bson, DateTime, Document};
+use pattern_playground::db::Database;
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The server's limit on statements per write command (the driver splits larger arrays).
+const BATCH: usize = 100_000;
+
+/// One reading, about 64 BSON bytes: `{ _id, sensor, t, v, tags: [2] }`.
+fn reading(i: i64) -> Document {
+    let v = ((i * 7919) % 10_000) as f64 / 100.0;
+    doc! {
+        "_id": i,
+        "sensor": format!("s{:03}", i % 1000),
+        "t": DateTime::from_millis(1_704_067_200_000 + i * 1000),
+        "v": v,
+        "tags": ["a", "b"],
+    }
+}
+
+/// Runs a command given as bytes, checking `ok: 1`; returns the reply.
+fn run(db: &mut Database, cmd: &Document) -> Document {
+    let bytes = cmd.to_vec().expect("command serializes");
+    let reply = Document::from_reader(db.run_command_raw(&bytes).as_slice()).expect("reply decodes");
+    assert_eq!(reply.get("ok"), Some(&Bson::Double(1.0)), "command failed: {reply}");
+    reply
+}
+
+/// Runs commands already serialized (the timed part does not pay for building them).
+fn run_bytes(db: &mut Database, cmds: &[Vec<u8>]) -> Document {
+    let mut last = Document::new();
+    for c in cmds {
+        last = Document::from_reader(db.run_command_raw(c).as_slice()).expect("reply decodes");
+        assert_eq!(last.get("ok"), Some(&Bson::Double(1.0)), "command failed: {last}");
+    }
+    last
+}
+
+/// Drains a cursor reply (`firstBatch`, then `getMore`s); returns the number of documents.
+fn drain(db: &mut Database, coll: &str, mut reply: Document) -> usize {
+    let mut n = 0;
+    loop {
+        let Ok(cursor) = reply.get_document("cursor") else { return n };
+        let batch = cursor.get_array("firstBatch").or_else(|_| cursor.get_array("nextBatch")).map(|b| b.len()).unwrap_or(0);
+        n += batch;
+        let id = cursor.get_i64("id").unwrap_or(0);
+        if id == 0 {
+            return n;
+        }
+        reply = run(db, &doc! {"getMore": id, "collection": coll});
+    }
+}
+
+fn insert_commands(coll: &str, n: usize, docs: impl Fn(i64) -> Document) -> Vec<Vec<u8>> {
+    (0..n)
+        .step_by(BATCH)
+        .map(|start| {
+            let end = (start + BATCH).min(n);
+            let documents: Vec<Bson> = (start..end).map(|i| Bson::Document(docs(i as i64))).collect();
+            doc! {"insert": coll, "documents": documents, "ordered": true}.to_vec().expect("serializes")
+        })
+        .collect()
+}
+
+struct Row {
+    op: &'static str,
+    secs: Vec<f64>,
+}
+
+/// The process's CPU time in seconds (what the engine spent, whatever else the machine runs).
+fn cpu_secs() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0;
+    if ok {
+        ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+    } else {
+        0.0
+    }
+}
+
+/// CPU seconds `f` takes (the bench is single-threaded).
+fn time<T>(f: impl FnOnce() -> T) -> (f64, T) {
+    let start = cpu_secs();
+    let r = f();
+    (cpu_secs() - start, r)
+}
+
+/// The operations at one size; pushes one time per row. Returns (heap bytes per document held
+/// after the insert, BSON bytes per document, heap bytes per index key after createIndex, key
+/// bytes per key).
+fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
+    let mut db = Database::new();
+    db.set_fixed_time(1_704_067_200_000);
+    db.set_seed(1);
+    run(&mut db, &doc! {"create": "r"});
+    let cmds = insert_commands("r", n, reading);
+    let bson_bytes: usize = (0..n as i64).map(|i| reading(i).to_vec().map(|b| b.len()).unwrap_or(0)).sum();
+    let before = LIVE.load(Ordering::Relaxed);
+    let (t, _) = time(|| run_bytes(&mut db, &cmds));
+    drop(cmds);
+    // The write report of the last command is cleared by the next one.
+    run(&mut db, &doc! {"ping": 1});
+    let held = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    let per = |b: usize| b as f64 / n as f64;
+    let mut push = |op: &'static str, secs: f64| match rows.iter_mut().find(|r| r.op == op) {
+        Some(r) => r.secs.push(secs),
+        None => rows.push(Row { op, secs: vec![secs] }),
+    };
+    push("insert (batches of 100 000)", t);
+    if std::env::var("SCALE_ONLY_INSERT").is_ok() {
+        return (per(held), per(bson_bytes), 0.0, 1.0);
+    }
+
+    let before = LIVE.load(Ordering::Relaxed);
+    let (t, _) = time(|| run(&mut db, &doc! {"createIndexes": "r", "indexes": [{"key": {"sensor": 1, "v": 1}, "name": "sensor_1_v_1"}]}));
+    let index_held = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    push("createIndex {sensor: 1, v: 1}", t);
+    // Key bytes: the key values as BSON values (`sensor`: length, bytes, NUL; `v`: a double).
+    let key_bytes: usize = (0..n as i64)
+        .map(|i| {
+            let d = reading(i);
+            4 + d.get_str("sensor").map(str::len).unwrap_or(0) + 1 + 8
+        })
+        .sum();
+
+    let (t, count) = time(|| {
+        let reply = run(&mut db, &doc! {"find": "r", "filter": {"v": {"$lt": 48}}});
+        drain(&mut db, "r", reply)
+    });
+    assert!(count > 0);
+    push("find({v: {$lt: 48}}) all batches", t);
+
+    let (t, _) = time(|| {
+        run(
+            &mut db,
+            &doc! {"aggregate": "r", "pipeline": [
+                {"$match": {"v": {"$gte": 10}}},
+                {"$group": {"_id": "$sensor", "n": {"$sum": 1}, "avg": {"$avg": "$v"}}},
+                {"$sort": {"avg": -1, "_id": 1}},
+            ], "cursor": {}},
+        )
+    });
+    push("$match + $group + $sort", t);
+
+    let (t, _) = time(|| {
+        run(
+            &mut db,
+            &doc! {"aggregate": "r", "pipeline": [
+                {"$sort": {"v": -1, "_id": 1}},
+                {"$group": {"_id": null, "first": {"$first": "$_id"}, "n": {"$sum": 1}}},
+            ], "cursor": {}},
+        )
+    });
+    push("$sort (all) + $group", t);
+
+    let sensors: Vec<Bson> = (0..1000).map(|i| Bson::Document(doc! {"_id": format!("s{i:03}"), "site": i % 10})).collect();
+    run(&mut db, &doc! {"insert": "sensors", "documents": sensors});
+    let (t, _) = time(|| {
+        run(
+            &mut db,
+            &doc! {"aggregate": "r", "pipeline": [
+                {"$lookup": {"from": "sensors", "localField": "sensor", "foreignField": "_id", "as": "s"}},
+                {"$group": {"_id": {"$first": "$s.site"}, "n": {"$sum": 1}}},
+            ], "cursor": {}},
+        )
+    });
+    push("$lookup + $group", t);
+
+    let (t, _) = time(|| run(&mut db, &doc! {"update": "r", "updates": [{"q": {}, "u": {"$inc": {"v": 1}, "$push": {"tags": "x"}}, "multi": true}]}));
+    push("updateMany {$inc, $push}", t);
+
+    let upserts: Vec<Vec<u8>> = (0..n)
+        .step_by(BATCH)
+        .map(|start| {
+            let end = (start + BATCH).min(n);
+            let stmts: Vec<Bson> = (start..end)
+                .map(|i| Bson::Document(doc! {"q": {"_id": i as i64}, "u": {"$set": {"w": 1}, "$inc": {"k": 1}}, "upsert": true}))
+                .collect();
+            doc! {"update": "u", "updates": stmts}.to_vec().expect("serializes")
+        })
+        .collect();
+    let (t, _) = time(|| run_bytes(&mut db, &upserts));
+    push("update: one upsert per statement", t);
+
+    let (t, _) = time(|| db.snapshot());
+    push("snapshot", t.max(0.0));
+    let snap = db.snapshot();
+    let (t, restored) = time(|| Database::restore(&snap));
+    assert!(restored.is_ok());
+    drop(restored);
+    push("restore", t);
+
+    let (t, _) = time(|| run(&mut db, &doc! {"delete": "r", "deletes": [{"q": {"v": {"$lt": 50}}, "limit": 0}]}));
+    push("deleteMany (half)", t);
+    drop(db);
+    (per(held), per(bson_bytes), per(index_held), per(key_bytes))
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("SCALE_SIZES")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| {
+            // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this as a smoke test.
+            if std::env::args().any(|a| a == "--bench") {
+                vec![10_000, 100_000, 1_000_000]
+            } else {
+                vec![1_000, 2_000]
+            }
+        });
+    let mut rows = Vec::new();
+    let mut memory = Vec::new();
+    for &n in &sizes {
+        memory.push((n, at_size(n, &mut rows)));
+    }
+    let header: Vec<String> = sizes.iter().map(|n| format!("{n} docs")).collect();
+    print!("{:<36}", "scale (native, CPU seconds)");
+    for h in &header {
+        print!("{h:>14}");
+    }
+    for w in sizes.windows(2) {
+        print!("{:>12}", format!("x{}->{}", short(w[0]), short(w[1])));
+    }
+    println!();
+    let mut worst: f64 = 0.0;
+    for r in &rows {
+        print!("{:<36}", r.op);
+        for s in &r.secs {
+            print!("{:>14}", format!("{:.3} s", s));
+        }
+        for w in r.secs.windows(2) {
+            let g = w[1] / w[0].max(1e-6);
+            // Growth is only meaningful once the work takes measurable time.
+            if w[1] > 0.005 {
+                worst = worst.max(g);
+            }
+            print!("{:>12}", format!("x{g:.1}"));
+        }
+        println!();
+    }
+    println!("scale: worst growth for 10x data x{worst:.1} (target <= 12x: {})", if worst <= 12.0 { "met" } else { "MISSED" });
+    for (n, (held, bson, ix, key)) in memory {
+        println!(
+            "scale memory at {n}: {held:.1} heap bytes per document held for {bson:.1} BSON bytes ({:.2}x, target <= 2x: {}); index {{sensor, v}} {ix:.1} bytes per key for {key:.1} key bytes ({:.2}x, target <= 1.5x: {})",
+            held / bson,
+            if held / bson <= 2.0 { "met" } else { "MISSED" },
+            ix / key,
+            if ix / key <= 1.5 { "met" } else { "MISSED" },
+        );
+    }
+}
+
+fn short(n: usize) -> String {
+    match n {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    }
+}
