@@ -14,7 +14,6 @@ use bson::{Bson, Document};
 
 use crate::value::display;
 use super::field_path;
-use super::node::Node;
 use super::{MatchDetails, Matcher};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -135,8 +134,8 @@ impl Projection {
         Projection::parse_with(spec, None, &VarScope::default())
     }
 
-    /// Parses a projection of a find with `filter` (a positional projection needs a filter
-    /// condition on its field: 31277).
+    /// Parses a projection of a find with `filter` (whose match gives a positional projection
+    /// its position).
     pub fn parse_with_query(spec: &Document, filter: &Document) -> Result<Projection> {
         let m = Matcher::parse(filter)?;
         Projection::parse_with(spec, Some(&m), &VarScope::default())
@@ -223,16 +222,6 @@ fn first_positional(path: &str) -> Option<(usize, usize)> {
         return Some((0, 1));
     }
     None
-}
-
-/// Whether the filter has a condition on `field` (the first component of a positional path).
-fn has_positional_match(n: &Node, field: &str) -> bool {
-    match n {
-        Node::And(c) | Node::Or(c) | Node::Nor(c) => c.iter().any(|x| has_positional_match(x, field)),
-        Node::Not(c) => has_positional_match(c, field),
-        Node::Path(p, _) => p.parts.first().is_some_and(|f| f == field),
-        Node::Doc(_) => false,
-    }
 }
 
 fn is_inclusion_or_exclusion(v: &Bson) -> bool {
@@ -405,15 +394,9 @@ fn parse_inclusion(ctx: &mut ParseCtx, name: &str, parent_path: Option<&str>, pa
             if ctx.has_elem_match {
                 return Err(Error::code(31256, "Cannot specify positional operator and $elemMatch."));
             }
-            let match_field = match parent_path {
-                Some(p) => p.split('.').next().unwrap_or(p),
-                None => name.split('.').next().unwrap_or(name),
-            };
-            if let Some(q) = ctx.query {
-                if !has_positional_match(q.root(), match_field) {
-                    return Err(Error::code(31277, format!("Positional projection '{name}' does not match the query document.")));
-                }
-            }
+            // Since 5.0 the projected array need not be the one the query names: the position
+            // the query matched applies to it (a "parallel" array; the server's jstest
+            // positional_projection_multiple_array_fields).
             if name.ends_with(".$.") {
                 return Err(Error::code(31270, "Path cannot end with '.$.'"));
             }

@@ -640,6 +640,10 @@ fn projections() {
         (doc! {"reviews.by.$": 1}, doc! {"reviews.by": "z"}, doc! {"_id": 1, "reviews": [{"by": "z"}]}),
         (doc! {"title.$": 1}, doc! {"title": "T"}, doc! {"_id": 1, "title": "T"}),
         (doc! {"reviews": {"by.$": 1}}, doc! {"reviews.by": "y"}, doc! {"_id": 1, "reviews": [{"by": "y"}]}),
+        // The position the query matched in one array applies to a "parallel" one (jstest
+        // positional_projection_multiple_array_fields).
+        (doc! {"reviews.$": 1}, doc! {"tags": "b"}, doc! {"_id": 1, "reviews": [{"by": "y", "stars": 3}]}),
+        (doc! {"reviews.by.$": 1}, doc! {"tags": "c"}, doc! {"_id": 1, "reviews": [{"by": "z"}]}),
     ];
     let mut failures = Vec::new();
     for (spec, filter, expected) in cases {
@@ -668,7 +672,6 @@ fn projection_errors() {
         (doc! {"reviews": {"$elemMatch": 1}}, doc! {}, 31274, "elemMatch: Invalid argument, object required, but got int"),
         (doc! {"author.x": {"$elemMatch": {"a": 1}}}, doc! {}, 31275, "Cannot use $elemMatch projection on a nested field."),
         (doc! {"author": {"x": {"$elemMatch": {"a": 1}}}}, doc! {}, 31275, "Cannot use $elemMatch projection on a nested field."),
-        (doc! {"tags.$": 1}, doc! {"title": "T"}, 31277, "Positional projection 'tags.$' does not match the query document."),
         (doc! {"tags.$": 1, "reviews.$": 1}, doc! {"tags": "a", "reviews.by": "x"}, 31276, "Cannot specify more than one positional projection per query."),
         (doc! {"tags.$.$": 1}, doc! {"tags": "a"}, 31287, "Cannot use positional operator twice: tags.$.$"),
         (doc! {"tags.$": 1, "reviews": {"$elemMatch": {"by": "x"}}}, doc! {"tags": "a"}, 31255, "Cannot specify positional operator and $elemMatch."),
@@ -691,6 +694,9 @@ fn projection_errors() {
     // A positional projection when the filter matched no array element.
     let e = project(&doc! {"tags.$": 1}, &doc! {"tags": {"$size": 4}}, &review_doc()).unwrap_err();
     assert_eq!((e.code_num(), e.message.as_str()), (51246, "positional operator '.$' couldn't find a matching element in the array"));
+    // ... and when the parallel array is shorter than the position.
+    let e = project(&doc! {"reviews.$": 1}, &doc! {"tags": "d"}, &review_doc()).unwrap_err();
+    assert_eq!((e.code_num(), e.message.as_str()), (51247, "positional operator '.$' element mismatch"));
 }
 
 /// Regression: projecting a slice of a huge array must copy only the kept elements.
