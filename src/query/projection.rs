@@ -115,7 +115,6 @@ pub struct Projection {
 }
 
 struct ParseCtx<'a> {
-    query: Option<&'a Matcher>,
     scope: &'a VarScope,
     kind: Option<ProjectionKind>,
     id_specified: bool,
@@ -142,9 +141,10 @@ impl Projection {
     }
 
     /// Parses a projection with an optional parsed filter and the variables expressions may use.
-    pub fn parse_with(spec: &Document, query: Option<&Matcher>, scope: &VarScope) -> Result<Projection> {
+    /// (The filter no longer constrains a positional projection: any array may take the position
+    /// it matched.)
+    pub fn parse_with(spec: &Document, _query: Option<&Matcher>, scope: &VarScope) -> Result<Projection> {
         let mut ctx = ParseCtx {
-            query,
             scope,
             kind: None,
             id_specified: false,

@@ -1425,3 +1425,25 @@ fn updates_check_the_nesting_limit_of_what_they_write() {
         }
     }
 }
+
+/// The positional `$` takes the position from the last array predicate in the server's canonical
+/// order of the filter (match type, then path), not the filter's order: the 8.0 manual's example
+/// on the `$` update operator (`grades` sorts after `deans_list`).
+#[test]
+fn positional_position_comes_from_the_last_array_in_canonical_order() {
+    let mut db = new_db();
+    let student = doc! {"_id": 8, "activity_ids": [1, 2], "grades": [90, 95], "deans_list": [2021, 2020]};
+    run_setup(&mut db, &[ins(vec![student])]);
+    let r = db.run_command(&doc! {"update": "c", "updates": [{"q": {"activity_ids": 1, "grades": 95, "deans_list": 2021}, "u": {"$set": {"deans_list.$": 2022}}}]});
+    assert_eq!(r.get("nModified"), Some(&Bson::Int32(1)), "{r}");
+    let r = db.run_command(&doc! {"find": "c", "filter": {}});
+    assert_eq!(format!("{:?}", r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0]), format!("{:?}", Bson::Document(doc! {"_id": 8, "activity_ids": [1, 2], "grades": [90, 95], "deans_list": [2021, 2022]})));
+    // The same order picks the position of a positional projection; a $gt sorts after an
+    // equality whatever the paths.
+    let r = db.run_command(&doc! {"find": "c", "filter": {"grades": {"$gt": 91}, "activity_ids": 1}, "projection": {"deans_list.$": 1}});
+    assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0], Bson::Document(doc! {"_id": 8, "deans_list": [2022]}), "{r}");
+    let r = db.run_command(&doc! {"find": "c", "filter": {"grades": 95, "activity_ids": 1}, "projection": {"deans_list.$": 1}});
+    assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0], Bson::Document(doc! {"_id": 8, "deans_list": [2022]}), "{r}");
+    let r = db.run_command(&doc! {"find": "c", "filter": {"activity_ids": 1, "$and": [{"grades": 90}]}, "projection": {"deans_list.$": 1}});
+    assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0], Bson::Document(doc! {"_id": 8, "deans_list": [2021]}), "{r}");
+}

@@ -454,8 +454,12 @@ fn match_details_elem_index() {
         (doc! {"$or": [{"tags": "b"}, {"x": 1}]}, doc! {"tags": ["a", "b"]}, None),
         (doc! {"$or": [{"tags": "b"}]}, doc! {"tags": ["a", "b"]}, Some(1)),
         (doc! {"$and": [{"tags": "b"}]}, doc! {"tags": ["a", "b"]}, Some(1)),
-        (doc! {"tags": "b", "items.q": 5}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(1)),
+        // The last array predicate in the canonical order (match type, then path) wins,
+        // whatever the filter's order: "tags" sorts after "items.q"; a $gt after an equality.
+        (doc! {"tags": "b", "items.q": 5}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(0)),
         (doc! {"items.q": 5, "tags": "b"}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(0)),
+        (doc! {"tags": {"$gt": "a"}, "items.q": 5}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(0)),
+        (doc! {"items.q": {"$gt": 2}, "tags": "c"}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(1)),
         (doc! {"tags": {"$ne": "z"}}, doc! {"tags": ["a", "b"]}, None),
         (doc! {"a.1": 5}, doc! {"a": [4, 5]}, None),
         (doc! {"a.b": {"$size": 2}}, doc! {"a": [{"b": [1]}, {"b": [1, 2]}]}, Some(1)),
