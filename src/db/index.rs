@@ -478,6 +478,60 @@ impl Index {
     pub fn clear(&mut self) {
         self.entries.clear();
     }
+
+    /// Checks the recorded keys against the documents (`validate`): every key a document has
+    /// is recorded for its record, and every recorded key belongs to a document that has it; a
+    /// unique index holds each key once.
+    pub fn check<'d>(&self, records: impl Iterator<Item = (u64, &'d Document)>) -> IndexCheck {
+        let mut expected: std::collections::HashSet<(Vec<u8>, u64)> = std::collections::HashSet::new();
+        let mut out = IndexCheck::default();
+        for (rid, doc) in records {
+            match self.keys_of(doc) {
+                Ok(Some(keys)) => {
+                    for k in keys {
+                        expected.insert((key_bytes(&k), rid));
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => out.unindexable += 1,
+            }
+        }
+        for (key, rids) in &self.entries {
+            let bytes: Vec<u8> = key.0.iter().flat_map(|p| value::hash_key(p.value())).collect();
+            if self.unique && rids.len() > 1 {
+                out.duplicates += rids.len() - 1;
+            }
+            for rid in rids {
+                out.keys += 1;
+                if !expected.remove(&(bytes.clone(), *rid)) {
+                    out.extra += 1;
+                }
+            }
+        }
+        out.missing = expected.len();
+        out
+    }
+}
+
+/// What [`Index::check`] found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct IndexCheck {
+    /// The keys recorded.
+    pub keys: usize,
+    /// Keys of documents that are not recorded for them.
+    pub missing: usize,
+    /// Recorded keys no document has.
+    pub extra: usize,
+    /// Records sharing a key of a unique index (beyond the first).
+    pub duplicates: usize,
+    /// Documents whose keys cannot be generated (parallel arrays).
+    pub unindexable: usize,
+}
+
+impl IndexCheck {
+    pub fn valid(&self) -> bool {
+        self.missing == 0 && self.extra == 0 && self.duplicates == 0 && self.unindexable == 0
+    }
 }
 
 /// The server's E11000 error with `keyPattern`/`keyValue`.

@@ -1447,3 +1447,36 @@ fn positional_position_comes_from_the_last_array_in_canonical_order() {
     let r = db.run_command(&doc! {"find": "c", "filter": {"activity_ids": 1, "$and": [{"grades": 90}]}, "projection": {"deans_list.$": 1}});
     assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0], Bson::Document(doc! {"_id": 8, "deans_list": [2021]}), "{r}");
 }
+
+/// `validate` checks the documents and every index against them, with the server's reply shape.
+#[test]
+fn validate_checks_documents_and_indexes() {
+    let mut db = new_db();
+    run_setup(
+        &mut db,
+        &[
+            ins(vec![doc! {"_id": 1, "a": [1, 2], "b": {"c": 1}}, doc! {"_id": 2, "a": 3}, doc! {"_id": 3}]),
+            doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"b.c": 1}, "name": "bc", "sparse": true}]},
+            doc! {"update": "c", "updates": [{"q": {"_id": 2}, "u": {"$set": {"a": [4, 5, 6]}}}]},
+            doc! {"delete": "c", "deletes": [{"q": {"_id": 3}, "limit": 1}]},
+        ],
+    );
+    let r = db.run_command(&doc! {"validate": "c"});
+    let keys: Vec<&str> = r.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["ns", "uuid", "nInvalidDocuments", "nNonCompliantDocuments", "nrecords", "nIndexes", "keysPerIndex", "indexDetails", "valid", "repaired", "warnings", "errors", "extraIndexEntries", "missingIndexEntries", "corruptRecords", "ok"]
+    );
+    contains(
+        &r,
+        &doc! {
+            "ns": "test.c", "nInvalidDocuments": 0, "nrecords": 2, "nIndexes": 3,
+            "keysPerIndex": {"_id_": 2, "a_1": 5, "bc": 1},
+            "indexDetails": {"_id_": {"valid": true}, "a_1": {"valid": true}, "bc": {"valid": true}},
+            "valid": true, "warnings": [], "errors": [], "ok": 1.0,
+        },
+    )
+    .unwrap();
+    assert_eq!(db.run_command(&doc! {"validate": "nothere"}).get("code"), Some(&Bson::Int32(26)));
+    assert_eq!(db.run_command(&doc! {"validate": "c", "full": "yes"}).get("code"), Some(&Bson::Int32(14)));
+}

@@ -139,6 +139,11 @@ proptest! {
             let bytes = db.snapshot();
             let restored = Database::restore(&bytes).expect("snapshots restore");
             prop_assert_eq!(restored.snapshot(), bytes);
+            // The indexes hold exactly the keys of the documents after every command.
+            let v = db.run_command(&doc! {"validate": "c"});
+            if v.get("ok") == Some(&Bson::Double(1.0)) {
+                prop_assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "validate after {}: {}", cmd, v);
+            }
         }
     }
 }
@@ -352,6 +357,8 @@ proptest! {
             }
             prop_assert_eq!(&sorted(ids_of(&hinted)), &want, "filter {} hint {} over {:?}", filter, indexes[i], docs);
         }
+        let v = db.run_command(&doc! {"validate": "c"});
+        prop_assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "{}", v);
         let planned = db.run_command(&doc! {"find": "c", "filter": filter.clone()});
         prop_assert_eq!(&sorted(ids_of(&planned)), &want, "filter {} (planner's choice) over {:?}", filter, docs);
     }
