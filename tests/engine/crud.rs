@@ -16,12 +16,22 @@ fn new_db() -> Database {
 fn contains(actual: &Document, expected: &Document) -> Result<(), String> {
     for (k, v) in expected {
         match actual.get(k) {
-            Some(a) if a == v => {}
+            Some(a) if same_in_order(a, v) => {}
             Some(a) => return Err(format!("field {k}: expected {v}, got {a}")),
             None => return Err(format!("field {k} missing")),
         }
     }
     Ok(())
+}
+
+/// Equality of values with documents compared field by field in order (`Bson`'s `==` ignores
+/// the order of a document's fields).
+fn same_in_order(a: &Bson, b: &Bson) -> bool {
+    match (a, b) {
+        (Bson::Document(x), Bson::Document(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb)),
+        (Bson::Array(x), Bson::Array(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_in_order(p, q)),
+        _ => a == b,
+    }
 }
 
 fn run_setup(db: &mut Database, setup: &[Document]) {

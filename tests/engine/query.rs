@@ -652,7 +652,7 @@ fn projections() {
     let mut failures = Vec::new();
     for (spec, filter, expected) in cases {
         match project(&spec, &filter, &d) {
-            Ok(got) if got == expected => {}
+            Ok(got) if format!("{got:?}") == format!("{expected:?}") => {}
             Ok(got) => failures.push(format!("{spec}: expected {expected}, got {got}")),
             Err(e) => failures.push(format!("{spec}: error {e}")),
         }
@@ -878,7 +878,7 @@ fn projection_expressions() {
     let mut failures = Vec::new();
     for (spec, expected) in cases {
         match project(&spec, &doc! {}, &d) {
-            Ok(got) if got == expected => {}
+            Ok(got) if format!("{got:?}") == format!("{expected:?}") => {}
             Ok(got) => failures.push(format!("{spec}: expected {expected}, got {got}")),
             Err(e) => failures.push(format!("{spec}: error {e}")),
         }
