@@ -1490,3 +1490,18 @@ fn validate_checks_documents_and_indexes() {
     assert_eq!(db.run_command(&doc! {"validate": "nothere"}).get("code"), Some(&Bson::Int32(26)));
     assert_eq!(db.run_command(&doc! {"validate": "c", "full": "yes"}).get("code"), Some(&Bson::Int32(14)));
 }
+
+/// `{$meta: "sortKey"}` in a find projection: the sort key, one element per sort field (the
+/// value the sort used: the smallest of an array ascending); BadValue without a sort.
+#[test]
+fn meta_sort_key_in_find_projections() {
+    let mut db = new_db();
+    run_setup(&mut db, &[ins(vec![doc! {"_id": 1, "a": 2, "b": [5, 1]}, doc! {"_id": 2, "a": 1, "b": 3}])]);
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "sort": {"a": 1}, "projection": {"k": {"$meta": "sortKey"}, "a": 1}});
+    contains(&r, &batch(vec![doc! {"_id": 2, "a": 1, "k": [1]}, doc! {"_id": 1, "a": 2, "k": [2]}])).unwrap();
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "sort": {"b": 1, "a": -1}, "projection": {"_id": 0, "k": {"$meta": "sortKey"}}});
+    // With only `_id: 0` beside it, the projection is an exclusion: the other fields stay.
+    contains(&r, &batch(vec![doc! {"a": 2, "b": [5, 1], "k": [1, 2]}, doc! {"a": 1, "b": 3, "k": [3, 1]}])).unwrap();
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "projection": {"k": {"$meta": "sortKey"}}});
+    contains(&r, &err(2, "BadValue", "cannot use sortKey $meta projection without a sort")).unwrap();
+}
