@@ -368,6 +368,15 @@ impl Projection {
                 let values = if t.has_computed() { eval_tree(t, &doc, env)? } else { Vec::new() };
                 let mut out = include_doc(t, doc);
                 apply_computed_doc(&values, &mut out);
+                // A computed top-level `_id` is the output's first field, as the server's.
+                if values.iter().any(|(k, _)| k == "_id") && out.keys().next().is_some_and(|k| k != "_id") {
+                    if let Some(id) = out.remove("_id") {
+                        let mut first = Document::new();
+                        first.insert("_id", id);
+                        first.extend(out);
+                        out = first;
+                    }
+                }
                 Ok(out)
             }
         }

@@ -21,6 +21,8 @@ pub(crate) struct Filter<'a> {
     id_only: bool,
     /// The command's `hint`.
     hint: Option<Bson>,
+    /// The command's `min` and `max` (`{}` when not given), when either is given.
+    min_max: Option<(Document, Document)>,
     /// What the server's executor adds to errors raised while the plan runs
     /// (`Plan executor error during update`); `None` leaves them bare.
     executor: Option<String>,
@@ -35,12 +37,21 @@ impl<'a> Filter<'a> {
             Some(Matcher::parse_with_scope(doc, &VarScope::with_names(env.vars.keys().cloned()))?)
         };
         let id_only = doc.len() == 1 && super::collection::id_equalities(doc).is_some();
-        Ok(Filter { doc, matcher, id_only, hint: None, executor: None })
+        Ok(Filter { doc, matcher, id_only, hint: None, min_max: None, executor: None })
     }
 
     /// The same filter with a `hint` (an index name, key pattern or `{ $natural: 1 }`).
     pub fn with_hint(mut self, hint: Option<&Bson>) -> Filter<'a> {
         self.hint = hint.filter(|h| !matches!(h, Bson::Null)).cloned();
+        self
+    }
+
+    /// The same filter read between the index keys `min` (included) and `max` (excluded) of
+    /// the hinted index (a find's `min()`/`max()`).
+    pub fn with_min_max(mut self, min: Option<&Document>, max: Option<&Document>) -> Filter<'a> {
+        if min.is_some_and(|d| !d.is_empty()) || max.is_some_and(|d| !d.is_empty()) {
+            self.min_max = Some((min.cloned().unwrap_or_default(), max.cloned().unwrap_or_default()));
+        }
         self
     }
 
@@ -128,7 +139,10 @@ pub(crate) fn select(
     env: &Env,
 ) -> Result<Vec<(u64, MatchDetails)>> {
     let want = if limit > 0 { Some((skip + limit) as usize) } else { None };
-    let plan = planner::plan_with_hint(coll, filter.doc, sort, want, filter.hint.as_ref())?;
+    let plan = match &filter.min_max {
+        Some((min, max)) => planner::plan_min_max(coll, filter.doc, sort, filter.hint.as_ref(), min, max)?,
+        None => planner::plan_with_hint(coll, filter.doc, sort, want, filter.hint.as_ref())?,
+    };
     let in_order = sort.is_none() || plan.provides_sort();
     let stop = if in_order { want } else { None };
     let exact = filter.id_only && matches!(plan, planner::Plan::IdHack { .. });

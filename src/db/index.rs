@@ -2,6 +2,7 @@
 //! keys of every document in index order (a B-tree from key to record ids), which the planner
 //! scans and unique indexes check before a write is applied.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -301,53 +302,36 @@ impl Index {
         if let Some(key) = self.scalar_key(doc) {
             return Ok(key.map(|k| (vec![k], vec![Vec::new(); self.key.len()])));
         }
-        let mut arrays: Vec<(String, Vec<String>)> = Vec::new();
-        let mut paths: Vec<Vec<String>> = Vec::with_capacity(self.key.len());
-        let mut all_missing = true;
-        for field in self.key.keys() {
-            let parts: Vec<&str> = field.split('.').collect();
-            let mut w = KeyWalk::default();
-            match doc.get(parts[0]) {
-                Some(v) => w.collect(v, &parts, 1),
-                None => w.values.push(Bson::Null),
+        let paths: Vec<Vec<&str>> = self.key.keys().map(|f| f.split('.').collect()).collect();
+        let mut gen = KeyGen { paths: &paths, sparse: self.sparse, keys: Vec::new(), multikey: vec![Vec::new(); paths.len()] };
+        let start: Vec<Slot> = vec![Slot::Pending(0); paths.len()];
+        let no_positional: Vec<Option<Positional>> = vec![None; paths.len()];
+        gen.walk(Some(doc), &start, &no_positional, 0)?;
+        if gen.keys.is_empty() {
+            if self.sparse {
+                return Ok(None);
             }
-            if w.found {
-                all_missing = false;
-            }
-            paths.push(w.arrays.clone());
-            if !w.arrays.is_empty() {
-                arrays.push((field.clone(), w.arrays));
-            }
+            gen.keys.push(vec![Bson::Null; paths.len()]);
         }
-        if self.sparse && all_missing {
-            return Ok(None);
-        }
-        for (i, (fa, a)) in arrays.iter().enumerate() {
-            for (fb, b) in &arrays[i + 1..] {
-                let a_in_b = a.iter().all(|p| b.contains(p));
-                let b_in_a = b.iter().all(|p| a.contains(p));
-                if !a_in_b && !b_in_a {
-                    return Err(Error::code(171, format!("cannot index parallel arrays [{fb}] [{fa}]")));
-                }
-            }
-        }
-        // Fields through one array take their values from the same element.
-        let fields: Vec<(usize, Vec<&str>)> = self.key.keys().enumerate().map(|(i, f)| (i, f.split('.').collect())).collect();
         let names: Vec<&String> = self.key.keys().collect();
-        let mut keys: Vec<Document> = doc_keys(doc, &fields, 0)
-            .into_iter()
-            .map(|mut parts| {
-                parts.sort_by_key(|(i, _)| *i);
-                let mut k = Document::new();
-                for (i, v) in parts {
-                    k.insert(names[i].clone(), v);
-                }
-                k
-            })
-            .collect();
         let mut seen = std::collections::HashSet::new();
-        keys.retain(|k| seen.insert(key_bytes(k)));
-        Ok(Some((keys, paths)))
+        let mut keys = Vec::with_capacity(gen.keys.len());
+        for values in gen.keys {
+            let mut k = Document::new();
+            for (name, v) in names.iter().zip(values) {
+                k.insert((*name).clone(), v);
+            }
+            if seen.insert(key_bytes(&k)) {
+                keys.push(k);
+            }
+        }
+        let multikey = gen
+            .multikey
+            .iter()
+            .zip(&paths)
+            .map(|(comps, parts)| comps.iter().map(|c| parts[..=*c].join(".")).collect())
+            .collect();
+        Ok(Some((keys, multikey)))
     }
 
     /// The common case of [`Index::keys_with_multikey`]: no array along any key path, so `doc`
@@ -559,6 +543,60 @@ impl Index {
         self.entries = grouped.into_iter().collect();
         Ok(())
     }
+
+    /// Checks the recorded keys against the documents (`validate`): every key a document has
+    /// is recorded for its record, and every recorded key belongs to a document that has it; a
+    /// unique index holds each key once.
+    pub fn check<'d>(&self, records: impl Iterator<Item = (u64, &'d Document)>) -> IndexCheck {
+        let mut expected: std::collections::HashSet<(Vec<u8>, u64)> = std::collections::HashSet::new();
+        let mut out = IndexCheck::default();
+        for (rid, doc) in records {
+            match self.keys_of(doc) {
+                Ok(Some(keys)) => {
+                    for k in keys {
+                        expected.insert((key_bytes(&k), rid));
+                    }
+                }
+                Ok(None) => {}
+                Err(_) => out.unindexable += 1,
+            }
+        }
+        for (key, rids) in &self.entries {
+            let bytes: Vec<u8> = key.0.iter().flat_map(|p| value::hash_key(p.value())).collect();
+            if self.unique && rids.len() > 1 {
+                out.duplicates += rids.len() - 1;
+            }
+            for rid in rids {
+                out.keys += 1;
+                if !expected.remove(&(bytes.clone(), *rid)) {
+                    out.extra += 1;
+                }
+            }
+        }
+        out.missing = expected.len();
+        out
+    }
+}
+
+/// What [`Index::check`] found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct IndexCheck {
+    /// The keys recorded.
+    pub keys: usize,
+    /// Keys of documents that are not recorded for them.
+    pub missing: usize,
+    /// Recorded keys no document has.
+    pub extra: usize,
+    /// Records sharing a key of a unique index (beyond the first).
+    pub duplicates: usize,
+    /// Documents whose keys cannot be generated (parallel arrays).
+    pub unindexable: usize,
+}
+
+impl IndexCheck {
+    pub fn valid(&self) -> bool {
+        self.missing == 0 && self.extra == 0 && self.duplicates == 0 && self.unindexable == 0
+    }
 }
 
 /// The server's E11000 error with `keyPattern`/`keyValue`.
@@ -590,133 +628,202 @@ fn truthy(v: &Bson) -> bool {
     }
 }
 
-/// The keys of the key `fields` (position, path) below `v`, the value at depth `depth` of their
-/// paths, as the server's key generator makes them: an array at the end of a path gives one key
-/// per element (`undefined` when empty); fields that go through one array take their values from
-/// the same element; a missing field is null. Each key is a list of (position, value).
-fn joint_keys(v: Option<&Bson>, fields: &[(usize, Vec<&str>)], depth: usize) -> Vec<Vec<(usize, Bson)>> {
-    let (ends, deeper): (Vec<&(usize, Vec<&str>)>, Vec<&(usize, Vec<&str>)>) = fields.iter().partition(|(_, p)| p.len() == depth);
-    let mut keys: Vec<Vec<(usize, Bson)>> = vec![Vec::new()];
-    for (i, _) in ends {
-        let values: Vec<Bson> = match v {
-            None => vec![Bson::Null],
-            Some(Bson::Array(a)) if a.is_empty() => vec![Bson::Undefined],
-            Some(Bson::Array(a)) => a.clone(),
-            Some(x) => vec![x.clone()],
-        };
-        keys = product(&keys, &values.into_iter().map(|x| vec![(*i, x)]).collect::<Vec<_>>());
-    }
-    if deeper.is_empty() {
-        return keys;
-    }
-    let deeper: Vec<(usize, Vec<&str>)> = deeper.into_iter().cloned().collect();
-    let below: Vec<Vec<(usize, Bson)>> = match v {
-        Some(Bson::Document(d)) => doc_keys(d, &deeper, depth),
-        Some(Bson::Array(a)) if !a.is_empty() => {
-            let mut all = Vec::new();
-            for e in a {
-                let sub = match e {
-                    Bson::Document(_) => joint_keys(Some(e), &deeper, depth),
-                    _ => joint_keys(None, &deeper, depth + 1),
-                };
-                all.extend(sub);
-            }
-            all
-        }
-        _ => joint_keys(None, &deeper.iter().map(|(i, p)| (*i, p[..depth].to_vec())).collect::<Vec<_>>(), depth),
-    };
-    product(&keys, &below)
+/// The state of one key field while the key generator walks a document: its value found, or
+/// how many components of its path were consumed.
+#[derive(Clone)]
+enum Slot<'d> {
+    Done(Cow<'d, Bson>),
+    Pending(usize),
 }
 
-/// The keys of `fields` whose paths continue below document `d` (at `depth`): fields under
-/// different names vary independently.
-fn doc_keys(d: &Document, fields: &[(usize, Vec<&str>)], depth: usize) -> Vec<Vec<(usize, Bson)>> {
-    let mut acc: Vec<Vec<(usize, Bson)>> = vec![Vec::new()];
-    let mut done: Vec<&str> = Vec::new();
-    for (_, p) in fields {
-        let name = p[depth];
-        if done.contains(&name) {
-            continue;
-        }
-        done.push(name);
-        let group: Vec<(usize, Vec<&str>)> = fields.iter().filter(|(_, q)| q[depth] == name).cloned().collect();
-        acc = product(&acc, &joint_keys(d.get(name), &group, depth + 1));
-    }
-    acc
+/// An array element a key path names by position (`a.0` on `{a: [..]}`), found once per array
+/// and used for every element of it: the element itself, and where the rest of its path leads.
+#[derive(Clone)]
+struct Positional<'d> {
+    /// The positional element is itself an array (its elements are then not separate keys).
+    is_array: bool,
+    /// The value the path reaches from it (stopping at the next array), and the path
+    /// components consumed by then.
+    reached: Option<&'d Bson>,
+    depth: usize,
+    /// The array, for the ambiguity error.
+    array: &'d [Bson],
 }
 
-/// Every combination of a partial key from `a` with one from `b`.
-fn product(a: &[Vec<(usize, Bson)>], b: &[Vec<(usize, Bson)>]) -> Vec<Vec<(usize, Bson)>> {
-    let mut out = Vec::with_capacity(a.len() * b.len());
-    for x in a {
-        for y in b {
-            let mut k = x.clone();
-            k.extend(y.iter().cloned());
-            out.push(k);
-        }
-    }
-    out
+/// The server's B-tree key generator: arrays along the key paths are expanded one at a time
+/// (fields through the same array take their values from the same element; through different
+/// arrays is an error), an array at the end of a path gives one key per element (`undefined`
+/// when empty), a numeric path component after an array selects that element (which is then
+/// not expanded when it is itself an array), a missing field is null. Records per field the
+/// components at which an array made the index multikey.
+struct KeyGen<'p> {
+    paths: &'p [Vec<&'p str>],
+    sparse: bool,
+    keys: Vec<Vec<Bson>>,
+    multikey: Vec<Vec<usize>>,
 }
 
-/// The values a document has for a dotted key path, as the server's key generator finds them:
-/// arrays along the path are expanded (each element a key), a missing field is null, an empty
-/// array at the end is `undefined`. Records the paths of the arrays it went through.
-#[derive(Default)]
-struct KeyWalk {
-    values: Vec<Bson>,
-    arrays: Vec<String>,
-    found: bool,
-}
-
-impl KeyWalk {
-    /// `v` is the value at `parts[..depth]`.
-    fn collect(&mut self, v: &Bson, parts: &[&str], depth: usize) {
+/// Follows `parts[depth..]` from document `d` through embedded documents, stopping at the end
+/// of the path or at the first array: the value there and the components consumed.
+fn to_array_or_end<'d>(d: &'d Document, parts: &[&str], mut depth: usize) -> (Option<&'d Bson>, usize) {
+    let mut cur = d;
+    loop {
+        let Some(v) = value::path::field(cur, parts[depth]) else { return (None, depth) };
+        depth += 1;
         if depth == parts.len() {
-            self.found = true;
-            match v {
-                Bson::Array(a) => {
-                    self.array_at(parts, depth);
-                    if a.is_empty() {
-                        self.values.push(Bson::Undefined);
-                    } else {
-                        self.values.extend(a.iter().cloned());
-                    }
-                }
-                other => self.values.push(other.clone()),
-            }
-            return;
+            return (Some(v), depth);
         }
         match v {
-            Bson::Document(d) => match d.get(parts[depth]) {
-                Some(next) => self.collect(next, parts, depth + 1),
-                None => self.values.push(Bson::Null),
-            },
-            Bson::Array(a) => {
-                self.array_at(parts, depth);
-                if let Some(i) = crate::value::path::array_index(parts[depth]) {
-                    if let Some(e) = a.get(i) {
-                        self.collect(e, parts, depth + 1);
-                        return;
+            Bson::Array(_) => return (Some(v), depth),
+            Bson::Document(sub) => cur = sub,
+            _ => return (None, depth),
+        }
+    }
+}
+
+/// [`to_array_or_end`] from an array whose element `parts[depth]` names by position.
+fn positional_from<'d>(a: &'d [Bson], parts: &[&str], depth: usize) -> Option<Positional<'d>> {
+    let elem = a.get(value::path::array_index(parts[depth])?)?;
+    let (reached, end) = if depth + 1 == parts.len() {
+        (Some(elem), depth + 1)
+    } else {
+        match elem {
+            Bson::Array(_) => (Some(elem), depth + 1),
+            Bson::Document(d) => to_array_or_end(d, parts, depth + 1),
+            _ => (None, depth + 1),
+        }
+    };
+    Some(Positional { is_array: matches!(elem, Bson::Array(_)), reached, depth: end, array: a })
+}
+
+impl<'p> KeyGen<'p> {
+    /// Generates the keys below `obj` (`None`: an element that is not a document) for the
+    /// fields in `slots`, `not_found` of which were missing.
+    fn walk<'d>(&mut self, obj: Option<&'d Document>, slots: &[Slot<'d>], positional: &[Option<Positional<'d>>], mut not_found: usize) -> Result<()> {
+        let n = self.paths.len();
+        let mut slots: Vec<Slot<'d>> = slots.to_vec();
+        let mut array: Option<&'d Bson> = None;
+        let mut through: Vec<usize> = Vec::new();
+        let mut expand = true;
+        for i in 0..n {
+            let Slot::Pending(depth) = slots[i] else { continue };
+            let parts = &self.paths[i];
+            if depth == parts.len() {
+                continue;
+            }
+            let here = obj.and_then(|d| value::path::field(d, parts[depth])).is_some();
+            let (found, next, nested) = match (&positional[i], here) {
+                (Some(p), true) => {
+                    return Err(Error::code(
+                        16746,
+                        format!(
+                            "Ambiguous field name found in array (do not use numeric field names in embedded elements in an array), field: '{}' for array: {}",
+                            parts[depth],
+                            display::document(&p.array.iter().enumerate().map(|(k, v)| (k.to_string(), v.clone())).collect())
+                        ),
+                    ))
+                }
+                (_, true) => {
+                    let (v, d) = obj.map(|o| to_array_or_end(o, parts, depth)).unwrap_or((None, depth));
+                    (v, d, false)
+                }
+                (Some(p), false) => (p.reached, p.depth, p.is_array),
+                (None, false) => (None, depth, false),
+            };
+            match found {
+                None => {
+                    slots[i] = Slot::Done(Cow::Owned(Bson::Null));
+                    not_found += 1;
+                }
+                Some(v @ Bson::Array(_)) => {
+                    match array {
+                        None => array = Some(v),
+                        Some(a) if std::ptr::eq(a, v) => {}
+                        Some(_) => {
+                            let first = through.first().map(|j| match slots[*j] {
+                                Slot::Pending(d) => self.paths[*j][d - 1],
+                                Slot::Done(_) => "",
+                            });
+                            return Err(Error::code(171, format!("cannot index parallel arrays [{}] [{}]", parts[next - 1], first.unwrap_or(""))));
+                        }
+                    }
+                    through.push(i);
+                    slots[i] = Slot::Pending(next);
+                    if nested {
+                        expand = false;
                     }
                 }
-                if a.is_empty() {
-                    self.values.push(Bson::Null);
-                }
-                for e in a {
-                    match e {
-                        Bson::Document(_) => self.collect(e, parts, depth),
-                        _ => self.values.push(Bson::Null),
+                Some(v) => slots[i] = Slot::Done(Cow::Borrowed(v)),
+            }
+        }
+        let Some(Bson::Array(elems)) = array else {
+            if self.sparse && not_found == n {
+                return Ok(());
+            }
+            let key = slots
+                .iter()
+                .map(|s| match s {
+                    Slot::Done(v) => v.clone().into_owned(),
+                    Slot::Pending(_) => Bson::Null,
+                })
+                .collect();
+            self.keys.push(key);
+            return Ok(());
+        };
+        let whole = array.map(|a| Cow::Borrowed(a));
+        if elems.is_empty() {
+            if expand {
+                for &i in &through {
+                    if let Slot::Pending(d) = slots[i] {
+                        self.mark(i, d - 1);
                     }
                 }
             }
-            _ => self.values.push(Bson::Null),
+            let mut next = slots.clone();
+            for &i in &through {
+                if let Slot::Pending(d) = next[i] {
+                    if d == self.paths[i].len() {
+                        next[i] = Slot::Done(if expand { Cow::Owned(Bson::Undefined) } else { whole.clone().unwrap_or(Cow::Owned(Bson::Undefined)) });
+                    }
+                }
+            }
+            let none: Vec<Option<Positional>> = vec![None; n];
+            return self.walk(None, &next, &none, not_found);
         }
+        let mut sub: Vec<Option<Positional<'d>>> = vec![None; n];
+        for &i in &through {
+            let Slot::Pending(d) = slots[i] else { continue };
+            let parts = &self.paths[i];
+            if d == parts.len() {
+                if expand {
+                    self.mark(i, d - 1);
+                }
+                continue;
+            }
+            match positional_from(elems, parts, d) {
+                Some(p) => sub[i] = Some(p),
+                None => self.mark(i, d - 1),
+            }
+        }
+        let mut next = slots.clone();
+        for e in elems {
+            for &i in &through {
+                if let Slot::Pending(d) = slots[i] {
+                    if d == self.paths[i].len() {
+                        next[i] = Slot::Done(if expand { Cow::Borrowed(e) } else { whole.clone().unwrap_or(Cow::Borrowed(e)) });
+                    }
+                }
+            }
+            let obj = if let Bson::Document(d) = e { Some(d) } else { None };
+            self.walk(obj, &next, &sub, not_found)?;
+        }
+        Ok(())
     }
 
-    fn array_at(&mut self, parts: &[&str], depth: usize) {
-        let p = parts[..depth].join(".");
-        if !self.arrays.contains(&p) {
-            self.arrays.push(p);
+    fn mark(&mut self, field: usize, component: usize) {
+        let m = &mut self.multikey[field];
+        if !m.contains(&component) {
+            m.push(component);
         }
     }
 }

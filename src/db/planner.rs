@@ -112,6 +112,13 @@ struct Pred<'a> {
     group: Option<usize>,
 }
 
+impl Pred<'_> {
+    /// An equality to null (or undefined) among its points.
+    fn has_null(&self) -> bool {
+        matches!(self.kind, PredKind::Points(vs) if vs.iter().any(|v| matches!(v, Bson::Null | Bson::Undefined)))
+    }
+}
+
 #[derive(Debug, Clone)]
 enum PredKind<'a> {
     /// Equality to one of these values (the filter's).
@@ -139,6 +146,8 @@ fn usable_range_value(v: &Bson) -> bool {
 struct Preds<'a> {
     list: Vec<(Cow<'a, str>, Pred<'a>)>,
     groups: usize,
+    /// The path of each `$elemMatch` (group `g` at `g - 1`).
+    group_paths: Vec<Cow<'a, str>>,
 }
 
 impl<'a> Preds<'a> {
@@ -207,6 +216,7 @@ fn operator_predicates<'a>(path: &Cow<'a, str>, v: &'a Bson, group: Option<usize
             "$elemMatch" => {
                 if let Bson::Document(inner) = arg {
                     out.groups += 1;
+                    out.group_paths.push(path.clone());
                     let g = Some(out.groups);
                     if inner.keys().next().map(|k| k.starts_with('$')).unwrap_or(false) {
                         operator_predicates(path, arg, g, out);
@@ -222,15 +232,23 @@ fn operator_predicates<'a>(path: &Cow<'a, str>, v: &'a Bson, group: Option<usize
     }
 }
 
+/// Whether array path `array` (`a.b`) is at or above the path of `$elemMatch` group `g`: the
+/// `$elemMatch` then holds one element of it for all its conditions.
+fn covers(preds: &Preds, g: Option<usize>, array: &str) -> bool {
+    let Some(path) = g.and_then(|g| preds.group_paths.get(g - 1)) else { return false };
+    path == array || (path.starts_with(array) && path.as_bytes().get(array.len()) == Some(&b'.'))
+}
+
 /// The intervals of one key field from its predicates, with the `$elemMatch` they come from:
 /// the points of an equality (less those the ranges rule out), else the ranges intersected. On
-/// a field with arrays only conditions of one `$elemMatch` combine (different elements may
-/// satisfy the others).
-fn field_intervals<'a, 'p>(preds: impl Iterator<Item = &'p Pred<'a>> + Clone, multikey: bool) -> Option<(Vec<Interval<'a>>, Option<usize>)>
+/// a field with arrays (`arrays`: their paths) two conditions combine only in one `$elemMatch`
+/// whose path reaches every one of those arrays (else different elements may satisfy them: the
+/// server's rule for multikey bounds).
+fn field_intervals<'a, 'p>(preds: impl Iterator<Item = &'p Pred<'a>> + Clone, all: &Preds, arrays: &[String]) -> Option<(Vec<Interval<'a>>, Option<usize>)>
 where
     'a: 'p,
 {
-    let combinable = |a: Option<usize>, b: Option<usize>| !multikey || (a.is_some() && a == b);
+    let combinable = |a: Option<usize>, b: Option<usize>| arrays.is_empty() || (a.is_some() && a == b && arrays.iter().all(|p| covers(all, a, p)));
     let ranges = || preds.clone().filter_map(|p| if let PredKind::Range(r) = &p.kind { Some((r, p.group)) } else { None });
     if let Some((points, group)) = preds.clone().find_map(|p| if let PredKind::Points(v) = p.kind { Some((v, p.group)) } else { None }) {
         let kept = |p: &Bson| ranges().all(|(r, g)| !combinable(group, g) || r.contains(p));
@@ -263,6 +281,9 @@ pub(crate) struct IxScan<'a> {
     pub reverse: bool,
     /// The scan returns documents in the requested sort order.
     pub provides_sort: bool,
+    /// `min()`/`max()`: the keys from the first (included) to the second (excluded), in index
+    /// order, instead of per-field bounds.
+    key_range: Option<(IndexKey, IndexKey)>,
 }
 
 /// How a read finds its documents.
@@ -313,12 +334,22 @@ fn index_scan<'a>(i: usize, ix: &Index, preds: &Preds<'a>, sort: Option<&[(Strin
     let mut eq_prefix = 0;
     let mut bounding = true;
     for (pos, f) in fields.iter().enumerate() {
-        let mut iv = if bounding { field_intervals(preds.of(f), !paths(pos).is_empty()) } else { None };
-        // Fields through one array combine bounds only under one `$elemMatch`.
+        // A path that names an array element by position (`a.0`) has keys that are whole
+        // arrays where that element is one (the server's key generator does not expand it):
+        // conditions inside an `$elemMatch` give it no bounds. Nor does an equality to null:
+        // the documents in that array that lack the field match it, and the key is the
+        // positional element.
+        let positional = f.split('.').skip(1).any(|c| value::path::array_index(c).is_some());
+        let mut iv = match (bounding, positional) {
+            (false, _) => None,
+            (true, false) => field_intervals(preds.of(f), preds, paths(pos)),
+            (true, true) => field_intervals(preds.of(f).filter(|p| p.group.is_none() && !p.has_null()), preds, paths(pos)),
+        };
+        // Fields through one array combine bounds only under one `$elemMatch` that holds an
+        // element of it.
         if let Some((_, g)) = &iv {
             let conflict = (0..pos).any(|earlier| {
-                let shared = paths(earlier).iter().any(|p| paths(pos).contains(p));
-                shared && !(g.is_some() && groups[earlier] == *g)
+                paths(earlier).iter().filter(|p| paths(pos).contains(p)).any(|p| !(g.is_some() && groups[earlier] == *g && covers(preds, *g, p)))
             });
             if conflict {
                 iv = None;
@@ -371,7 +402,7 @@ fn index_scan<'a>(i: usize, ix: &Index, preds: &Preds<'a>, sort: Option<&[(Strin
         }
         _ => (false, false),
     };
-    (IxScan { index: i, bounds, reverse, provides_sort }, bounded)
+    (IxScan { index: i, bounds, reverse, provides_sort, key_range: None }, bounded)
 }
 
 /// Plans a read of `coll` with `filter` (and `sort`, `skip + limit` when known). A `hint` (an
@@ -398,6 +429,56 @@ pub(crate) fn plan_with_hint<'a>(coll: &Collection, filter: &'a Document, sort: 
     Ok(Plan::Ixscan(index_scan(i, &coll.indexes[i], &collected, keys.as_deref()).0))
 }
 
+/// Plans a read with `min()`/`max()` (`{}` when not given): a scan of the hinted index from
+/// the `min` key (included) to the `max` key (excluded), with the server's checks.
+pub(crate) fn plan_min_max<'a>(coll: &Collection, filter: &'a Document, sort: Option<&Sort>, hint: Option<&Bson>, min: &Document, max: &Document) -> Result<Plan<'a>> {
+    if !min.is_empty() && !max.is_empty() && (min.len() != max.len() || min.keys().zip(max.keys()).any(|(a, b)| a != b)) {
+        return Err(Error::code(51176, "min and max must have the same field names"));
+    }
+    let i = match hint {
+        Some(Bson::Document(d)) if d.contains_key("$natural") => {
+            return Err(Error::code(291, "min and max are incompatible with $natural"));
+        }
+        Some(h) => match plan_with_hint(coll, filter, sort, None, Some(h))? {
+            Plan::Ixscan(s) => s.index,
+            _ => return Err(Error::code(291, "min and max are incompatible with $natural")),
+        },
+        None => return Err(Error::code(51173, "When using min()/max() a hint of which index to use must be provided")),
+    };
+    let ix = &coll.indexes[i];
+    let compatible = |d: &Document| d.is_empty() || (d.len() == ix.key.len() && d.keys().zip(ix.key.keys()).all(|(a, b)| a == b));
+    if !compatible(min) || !compatible(max) {
+        return Err(Error::code(51174, "The index chosen is not compatible with min/max"));
+    }
+    // An empty bound is the start (or end) of the index.
+    let edge = |first: bool| {
+        IndexKey(
+            (0..ix.key.len())
+                .map(|p| match (ix.is_descending(p), first) {
+                    (false, true) => KeyPart::Asc(Bson::MinKey),
+                    (false, false) => KeyPart::Asc(Bson::MaxKey),
+                    (true, true) => KeyPart::Desc(Bson::MaxKey),
+                    (true, false) => KeyPart::Desc(Bson::MinKey),
+                })
+                .collect(),
+        )
+    };
+    let start = if min.is_empty() { edge(true) } else { ix.index_key(min) };
+    let end = if max.is_empty() { edge(false) } else { ix.index_key(max) };
+    if start >= end {
+        return Err(Error::code(51175, "The value provided for min() does not come before the value provided for max() in the hinted index"));
+    }
+    let mut collected = Preds::default();
+    predicates(filter, "", None, &mut collected);
+    let keys = sort_keys(sort);
+    let (mut scan, _) = index_scan(i, ix, &collected, keys.as_deref());
+    scan.bounds = vec![vec![Interval::full()]; ix.key.len()];
+    scan.provides_sort = scan.provides_sort && !scan.reverse;
+    scan.reverse = false;
+    scan.key_range = Some((start, end));
+    Ok(Plan::Ixscan(scan))
+}
+
 /// Plans a read of `coll` with `filter` (and `sort`, `skip + limit` when known).
 pub(crate) fn plan<'a>(coll: &Collection, filter: &'a Document, sort: Option<&Sort>, want: Option<usize>) -> Plan<'a> {
     if let Some(Sort::Natural { reverse }) = sort {
@@ -408,7 +489,7 @@ pub(crate) fn plan<'a>(coll: &Collection, filter: &'a Document, sort: Option<&So
             return Plan::IdHack { ids };
         }
     }
-    let mut preds = Preds { list: Vec::with_capacity(filter.len()), groups: 0 };
+    let mut preds = Preds { list: Vec::with_capacity(filter.len()), groups: 0, group_paths: Vec::new() };
     predicates(filter, "", None, &mut preds);
     let sort_keys = sort_keys(sort);
     let consumed = filter.keys().all(|k| preds.has(k));
@@ -467,7 +548,7 @@ fn id_scan<'a>(coll: &Collection, ids: Vec<Bson>) -> Option<IxScan<'a>> {
     let mut pts = ids;
     pts.sort_by(value::compare);
     pts.dedup_by(|a, b| value::equal(a, b));
-    Some(IxScan { index, bounds: vec![pts.into_iter().map(|p| Interval::point(Cow::Owned(p))).collect()], reverse: false, provides_sort: false })
+    Some(IxScan { index, bounds: vec![pts.into_iter().map(|p| Interval::point(Cow::Owned(p))).collect()], reverse: false, provides_sort: false, key_range: None })
 }
 
 /// How many key ranges a scan seeks at most (the product of its leading fields' intervals).
@@ -546,6 +627,15 @@ fn in_bounds(scan: &IxScan, key: &IndexKey) -> bool {
 /// Walks a scan: each key in bounds with its record ids, in scan order. `visit` returns false
 /// to stop.
 fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&IndexKey, &[u64]) -> bool) {
+    if let Some((start, end)) = &scan.key_range {
+        let mut range = ix.entries().range((Bound::Included(start.clone()), Bound::Excluded(end.clone())));
+        while let Some((k, rids)) = if scan.reverse { range.next_back() } else { range.next() } {
+            if !visit(k, rids) {
+                return;
+            }
+        }
+        return;
+    }
     let mut rs = ranges(ix, scan);
     if scan.reverse {
         rs.reverse();

@@ -11,22 +11,26 @@ use crate::env::Env;
 use crate::error::Result;
 use crate::value::path::walk_matcher_path;
 
-/// The matching context: the environment and the `elemMatchKey` being recorded.
-pub(crate) struct Cx<'e> {
+/// The matching context: the environment and the `elemMatchKey` being recorded, with the
+/// place in the server's canonical order (`sortTree`: match type, then path) of the predicate
+/// that recorded it: of an AND's children the last in that order wins, whatever the filter's
+/// order (so `{activity_ids: 1, grades: 95, deans_list: 2021}` positions `$` by `grades`).
+pub(crate) struct Cx<'e, 'n> {
     pub env: &'e Env,
     /// Whether this branch records the array position (`$or`, `$nor` and `$not` do not).
     pub record: bool,
     pub key: Option<usize>,
+    key_rank: Option<(u8, &'n str)>,
 }
 
-impl<'e> Cx<'e> {
-    pub fn new(env: &'e Env) -> Cx<'e> {
-        Cx { env, record: true, key: None }
+impl<'e, 'n> Cx<'e, 'n> {
+    pub fn new(env: &'e Env) -> Cx<'e, 'n> {
+        Cx { env, record: true, key: None, key_rank: None }
     }
 
     /// A context for a branch that does not record the array position.
-    pub fn silent(&self) -> Cx<'e> {
-        Cx { env: self.env, record: false, key: None }
+    pub fn silent<'m>(&self) -> Cx<'e, 'm> {
+        Cx { env: self.env, record: false, key: None, key_rank: None }
     }
 
     pub fn set_key(&mut self, k: usize) {
@@ -45,6 +49,13 @@ pub(crate) trait Predicate: fmt::Debug + Send + Sync {
     /// not element by element.
     fn traverse_leaf_arrays(&self) -> bool {
         true
+    }
+
+    /// The server's `MatchType` of the predicate (its canonical order of an AND's children:
+    /// `$elemMatch` 2-3, `$size` 4, `$eq` 5, `$lte` 6, `$lt` 7, `$gt` 8, `$gte` 9, `$regex` 10,
+    /// `$mod` 11, `$exists` 12, `$in` 13, bit tests 14-17, `$type` 20).
+    fn match_type(&self) -> u8 {
+        5
     }
 
     /// The value of an equality predicate (`$eq`, or `$in` with one value), for upserts and
@@ -101,15 +112,43 @@ impl Node {
         }
     }
 
+    /// The server's `MatchType` order, which its canonical form sorts an AND's children by
+    /// (before their paths).
+    fn match_type(&self) -> u8 {
+        match self {
+            Node::And(_) => 0,
+            Node::Or(_) => 1,
+            Node::Not(_) => 18,
+            Node::Nor(_) => 19,
+            Node::Path(_, pred) => pred.match_type(),
+            Node::Doc(_) => 23,
+        }
+    }
+
     /// Matches a document (`MatchExpression::matches`).
-    pub fn matches(&self, doc: &Document, cx: &mut Cx) -> Result<bool> {
+    pub fn matches<'n>(&'n self, doc: &Document, cx: &mut Cx<'_, 'n>) -> Result<bool> {
         match self {
             Node::And(children) => {
+                let outer = (cx.key.take(), cx.key_rank.take());
+                let mut best: Option<(usize, (u8, &'n str))> = None;
                 for c in children {
                     if !c.matches(doc, cx)? {
                         cx.key = None;
+                        cx.key_rank = None;
                         return Ok(false);
                     }
+                    if let (Some(k), Some(r)) = (cx.key.take(), cx.key_rank.take()) {
+                        if best.is_none_or(|(_, b)| r >= b) {
+                            best = Some((k, r));
+                        }
+                    }
+                }
+                match best {
+                    Some((k, r)) => {
+                        cx.key = Some(k);
+                        cx.key_rank = Some(r);
+                    }
+                    None => (cx.key, cx.key_rank) = outer,
                 }
                 Ok(true)
             }
@@ -152,6 +191,9 @@ impl Node {
                 });
                 if let Some(Some(off)) = found_offset {
                     cx.set_key(off);
+                }
+                if cx.key.is_some() && cx.key_rank.is_none() {
+                    cx.key_rank = Some((self.match_type(), path.full.as_str()));
                 }
                 result
             }

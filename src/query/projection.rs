@@ -14,7 +14,7 @@ use bson::{Bson, Document};
 
 use crate::value::display;
 use super::field_path;
-use super::node::Node;
+use super::sort::SortSpec;
 use super::{MatchDetails, Matcher};
 use crate::env::Env;
 use crate::error::{Error, Result};
@@ -42,6 +42,8 @@ enum PNode {
     ElemMatch(Matcher),
     /// `field.$` (included; the positional array cut to the matched element).
     Positional,
+    /// `{$meta: "sortKey"}`: the find's sort key, one element per sort field.
+    SortKey,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -58,9 +60,17 @@ impl Tree {
         self.children.iter_mut().find(|(n, _)| n == k).map(|(_, c)| c)
     }
 
+    fn has_sort_key(&self) -> bool {
+        self.children.iter().any(|(_, c)| match c {
+            PNode::SortKey => true,
+            PNode::Sub(t) => t.has_sort_key(),
+            _ => false,
+        })
+    }
+
     fn has_computed(&self) -> bool {
         self.children.iter().any(|(_, c)| match c {
-            PNode::Expr(_) | PNode::ElemMatch(_) => true,
+            PNode::Expr(_) | PNode::ElemMatch(_) | PNode::SortKey => true,
             PNode::Sub(t) => t.has_computed(),
             _ => false,
         })
@@ -113,10 +123,11 @@ pub struct Projection {
     kind: ProjectionKind,
     /// The path of `field.$` (without the `.$`).
     positional: Option<Vec<String>>,
+    /// The find's sort, for `{$meta: "sortKey"}`.
+    sort: Option<SortSpec>,
 }
 
 struct ParseCtx<'a> {
-    query: Option<&'a Matcher>,
     scope: &'a VarScope,
     kind: Option<ProjectionKind>,
     id_specified: bool,
@@ -135,17 +146,18 @@ impl Projection {
         Projection::parse_with(spec, None, &VarScope::default())
     }
 
-    /// Parses a projection of a find with `filter` (a positional projection needs a filter
-    /// condition on its field: 31277).
+    /// Parses a projection of a find with `filter` (whose match gives a positional projection
+    /// its position).
     pub fn parse_with_query(spec: &Document, filter: &Document) -> Result<Projection> {
         let m = Matcher::parse(filter)?;
         Projection::parse_with(spec, Some(&m), &VarScope::default())
     }
 
     /// Parses a projection with an optional parsed filter and the variables expressions may use.
-    pub fn parse_with(spec: &Document, query: Option<&Matcher>, scope: &VarScope) -> Result<Projection> {
+    /// (The filter no longer constrains a positional projection: any array may take the position
+    /// it matched.)
+    pub fn parse_with(spec: &Document, _query: Option<&Matcher>, scope: &VarScope) -> Result<Projection> {
         let mut ctx = ParseCtx {
-            query,
             scope,
             kind: None,
             id_specified: false,
@@ -183,7 +195,17 @@ impl Projection {
         if kind == ProjectionKind::Exclusion && ctx.id_specified && ctx.id_included {
             root.children.retain(|(n, c)| !(n == "_id" && matches!(c, PNode::Keep(true))));
         }
-        Ok(Projection { root, kind, positional: ctx.positional })
+        Ok(Projection { root, kind, positional: ctx.positional, sort: None })
+    }
+
+    /// The projection of a find sorted by `sort`, which `{$meta: "sortKey"}` reports (and
+    /// requires: BadValue without a sort).
+    pub fn with_sort(mut self, sort: Option<&SortSpec>, sorted: bool) -> Result<Projection> {
+        if !sorted && self.root.has_sort_key() {
+            return Err(Error::bad_value("cannot use sortKey $meta projection without a sort"));
+        }
+        self.sort = sort.cloned();
+        Ok(self)
     }
 
     /// Inclusion or exclusion.
@@ -198,7 +220,7 @@ impl Projection {
 
     /// Applies the projection to `doc` (which matched with `details`).
     pub fn apply(&self, doc: &Document, details: &MatchDetails, env: &Env) -> Result<Document> {
-        let ap = Applier { root_doc: doc, details, env };
+        let ap = Applier { root_doc: doc, sort: self.sort.as_ref(), details, env };
         let pos = self.positional.as_deref();
         let mut out = match self.kind {
             ProjectionKind::Inclusion => ap.include_doc(&self.root, doc, pos)?,
@@ -223,16 +245,6 @@ fn first_positional(path: &str) -> Option<(usize, usize)> {
         return Some((0, 1));
     }
     None
-}
-
-/// Whether the filter has a condition on `field` (the first component of a positional path).
-fn has_positional_match(n: &Node, field: &str) -> bool {
-    match n {
-        Node::And(c) | Node::Or(c) | Node::Nor(c) => c.iter().any(|x| has_positional_match(x, field)),
-        Node::Not(c) => has_positional_match(c, field),
-        Node::Path(p, _) => p.parts.first().is_some_and(|f| f == field),
-        Node::Doc(_) => false,
-    }
 }
 
 fn is_inclusion_or_exclusion(v: &Bson) -> bool {
@@ -348,6 +360,10 @@ fn parse_operator(ctx: &mut ParseCtx, name: &str, op: &str, arg: &Bson, sub: &Do
 /// `attemptToParseGenericExpression`.
 fn parse_expression(ctx: &mut ParseCtx, name: &str, sub: &Document, parent: &mut Tree) -> Result<bool> {
     let op = sub.keys().next().map(String::as_str).unwrap_or("");
+    if op == "$meta" && sub.len() == 1 && sub.get("$meta") == Some(&Bson::String("sortKey".into())) {
+        parent.add(name, PNode::SortKey)?;
+        return Ok(true);
+    }
     if !crate::expr::registry::is_operator(op) {
         return Ok(false);
     }
@@ -405,15 +421,9 @@ fn parse_inclusion(ctx: &mut ParseCtx, name: &str, parent_path: Option<&str>, pa
             if ctx.has_elem_match {
                 return Err(Error::code(31256, "Cannot specify positional operator and $elemMatch."));
             }
-            let match_field = match parent_path {
-                Some(p) => p.split('.').next().unwrap_or(p),
-                None => name.split('.').next().unwrap_or(name),
-            };
-            if let Some(q) = ctx.query {
-                if !has_positional_match(q.root(), match_field) {
-                    return Err(Error::code(31277, format!("Positional projection '{name}' does not match the query document.")));
-                }
-            }
+            // Since 5.0 the projected array need not be the one the query names: the position
+            // the query matched applies to it (a "parallel" array; the server's jstest
+            // positional_projection_multiple_array_fields).
             if name.ends_with(".$.") {
                 return Err(Error::code(31270, "Path cannot end with '.$.'"));
             }
@@ -455,6 +465,7 @@ fn parse_exclusion(ctx: &mut ParseCtx, name: &str, parent: &mut Tree, at_root: b
 
 struct Applier<'a> {
     root_doc: &'a Document,
+    sort: Option<&'a SortSpec>,
     details: &'a MatchDetails,
     env: &'a Env,
 }
@@ -493,7 +504,7 @@ impl Applier<'_> {
                 PNode::Slice { skip, limit } => {
                     out.insert(k.clone(), slice(v, *skip, *limit));
                 }
-                PNode::Keep(false) | PNode::Expr(_) | PNode::ElemMatch(_) => {}
+                PNode::Keep(false) | PNode::Expr(_) | PNode::ElemMatch(_) | PNode::SortKey => {}
             }
         }
         Ok(out)
@@ -525,7 +536,7 @@ impl Applier<'_> {
                 None | Some(PNode::Keep(true)) | Some(PNode::Positional) => {
                     out.insert(k.clone(), v.clone());
                 }
-                Some(PNode::Expr(_)) | Some(PNode::ElemMatch(_)) => {
+                Some(PNode::Expr(_)) | Some(PNode::ElemMatch(_)) | Some(PNode::SortKey) => {
                     // Computed later, in place: hold the position without copying the value.
                     out.insert(k.clone(), Bson::Null);
                 }
@@ -554,6 +565,10 @@ impl Applier<'_> {
     fn apply_computed(&self, t: &Tree, out: &mut Document) -> Result<()> {
         for (k, node) in &t.children {
             match node {
+                PNode::SortKey => {
+                    let key = self.sort.map(|s| s.key_values(self.root_doc).into_iter().cloned().collect()).unwrap_or_default();
+                    out.insert(k.clone(), Bson::Array(key));
+                }
                 PNode::Expr(e) => match e.evaluate(self.root_doc, self.env)? {
                     Some(v) => {
                         out.insert(k.clone(), v);

@@ -71,10 +71,12 @@ pub fn expr_rest(v: &Bson, rest: &[&str]) -> Option<Bson> {
     match v {
         Bson::Document(d) => expr_rest(field(d, rest[0])?, &rest[1..]),
         Bson::Array(a) => {
+            // Only the documents of the array are followed (the server's
+            // `ExpressionFieldPath::evaluatePathArray`): a nested array is skipped.
             let out: Vec<Bson> = a
                 .iter()
                 .filter_map(|e| match e {
-                    Bson::Document(_) | Bson::Array(_) => expr_rest(e, rest),
+                    Bson::Document(_) => expr_rest(e, rest),
                     _ => None,
                 })
                 .collect();
@@ -237,7 +239,7 @@ mod tests {
 
     #[test]
     fn expr_lookup_maps_over_arrays() {
-        let d = doc! {"a": [{"b": 1}, {"c": 2}, {"b": [3]}, 4]};
+        let d = doc! {"a": [{"b": 1}, {"c": 2}, {"b": [3]}, 4, [{"b": 5}]]};
         assert_eq!(expr_lookup(&d, "a.b"), Some(Bson::Array(vec![Bson::Int32(1), Bson::Array(vec![Bson::Int32(3)])])));
     }
 

@@ -16,12 +16,22 @@ fn new_db() -> Database {
 fn contains(actual: &Document, expected: &Document) -> Result<(), String> {
     for (k, v) in expected {
         match actual.get(k) {
-            Some(a) if a == v => {}
+            Some(a) if same_in_order(a, v) => {}
             Some(a) => return Err(format!("field {k}: expected {v}, got {a}")),
             None => return Err(format!("field {k} missing")),
         }
     }
     Ok(())
+}
+
+/// Equality of values with documents compared field by field in order (`Bson`'s `==` ignores
+/// the order of a document's fields).
+fn same_in_order(a: &Bson, b: &Bson) -> bool {
+    match (a, b) {
+        (Bson::Document(x), Bson::Document(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|((ka, va), (kb, vb))| ka == kb && same_in_order(va, vb)),
+        (Bson::Array(x), Bson::Array(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_in_order(p, q)),
+        _ => a == b,
+    }
 }
 
 fn run_setup(db: &mut Database, setup: &[Document]) {
@@ -760,10 +770,10 @@ fn write_errors_from_the_executor_and_let_in_pipeline_updates() {
             err(28765, "Location28765", "Executor error during aggregate command on namespace: test.c :: caused by :: $abs only supports numeric types, not string"),
         ),
         (
-            "findAndModify positional projection is checked against the query",
+            "findAndModify positional projection of a field the query does not name (allowed since 5.0)",
             setup(),
             doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"$set": {"b": [1]}}, "fields": {"b.$": 1}},
-            err(31277, "Location31277", "Positional projection 'b.$' does not match the query document."),
+            doc! {"value": {"_id": 1}, "ok": 1.0},
         ),
     ]);
 }
@@ -1470,4 +1480,74 @@ fn updates_check_the_nesting_limit_of_what_they_write() {
             }
         }
     }
+}
+
+/// The positional `$` takes the position from the last array predicate in the server's canonical
+/// order of the filter (match type, then path), not the filter's order: the 8.0 manual's example
+/// on the `$` update operator (`grades` sorts after `deans_list`).
+#[test]
+fn positional_position_comes_from_the_last_array_in_canonical_order() {
+    let mut db = new_db();
+    let student = doc! {"_id": 8, "activity_ids": [1, 2], "grades": [90, 95], "deans_list": [2021, 2020]};
+    run_setup(&mut db, &[ins(vec![student])]);
+    let r = db.run_command(&doc! {"update": "c", "updates": [{"q": {"activity_ids": 1, "grades": 95, "deans_list": 2021}, "u": {"$set": {"deans_list.$": 2022}}}]});
+    assert_eq!(r.get("nModified"), Some(&Bson::Int32(1)), "{r}");
+    let r = db.run_command(&doc! {"find": "c", "filter": {}});
+    assert_eq!(format!("{:?}", r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0]), format!("{:?}", Bson::Document(doc! {"_id": 8, "activity_ids": [1, 2], "grades": [90, 95], "deans_list": [2021, 2022]})));
+    // The same order picks the position of a positional projection; a $gt sorts after an
+    // equality whatever the paths.
+    let r = db.run_command(&doc! {"find": "c", "filter": {"grades": {"$gt": 91}, "activity_ids": 1}, "projection": {"deans_list.$": 1}});
+    assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0], Bson::Document(doc! {"_id": 8, "deans_list": [2022]}), "{r}");
+    let r = db.run_command(&doc! {"find": "c", "filter": {"grades": 95, "activity_ids": 1}, "projection": {"deans_list.$": 1}});
+    assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0], Bson::Document(doc! {"_id": 8, "deans_list": [2022]}), "{r}");
+    let r = db.run_command(&doc! {"find": "c", "filter": {"activity_ids": 1, "$and": [{"grades": 90}]}, "projection": {"deans_list.$": 1}});
+    assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0], Bson::Document(doc! {"_id": 8, "deans_list": [2021]}), "{r}");
+}
+
+/// `validate` checks the documents and every index against them, with the server's reply shape.
+#[test]
+fn validate_checks_documents_and_indexes() {
+    let mut db = new_db();
+    run_setup(
+        &mut db,
+        &[
+            ins(vec![doc! {"_id": 1, "a": [1, 2], "b": {"c": 1}}, doc! {"_id": 2, "a": 3}, doc! {"_id": 3}]),
+            doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"b.c": 1}, "name": "bc", "sparse": true}]},
+            doc! {"update": "c", "updates": [{"q": {"_id": 2}, "u": {"$set": {"a": [4, 5, 6]}}}]},
+            doc! {"delete": "c", "deletes": [{"q": {"_id": 3}, "limit": 1}]},
+        ],
+    );
+    let r = db.run_command(&doc! {"validate": "c"});
+    let keys: Vec<&str> = r.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["ns", "uuid", "nInvalidDocuments", "nNonCompliantDocuments", "nrecords", "nIndexes", "keysPerIndex", "indexDetails", "valid", "repaired", "warnings", "errors", "extraIndexEntries", "missingIndexEntries", "corruptRecords", "ok"]
+    );
+    contains(
+        &r,
+        &doc! {
+            "ns": "test.c", "nInvalidDocuments": 0, "nrecords": 2, "nIndexes": 3,
+            "keysPerIndex": {"_id_": 2, "a_1": 5, "bc": 1},
+            "indexDetails": {"_id_": {"valid": true}, "a_1": {"valid": true}, "bc": {"valid": true}},
+            "valid": true, "warnings": [], "errors": [], "ok": 1.0,
+        },
+    )
+    .unwrap();
+    assert_eq!(db.run_command(&doc! {"validate": "nothere"}).get("code"), Some(&Bson::Int32(26)));
+    assert_eq!(db.run_command(&doc! {"validate": "c", "full": "yes"}).get("code"), Some(&Bson::Int32(14)));
+}
+
+/// `{$meta: "sortKey"}` in a find projection: the sort key, one element per sort field (the
+/// value the sort used: the smallest of an array ascending); BadValue without a sort.
+#[test]
+fn meta_sort_key_in_find_projections() {
+    let mut db = new_db();
+    run_setup(&mut db, &[ins(vec![doc! {"_id": 1, "a": 2, "b": [5, 1]}, doc! {"_id": 2, "a": 1, "b": 3}])]);
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "sort": {"a": 1}, "projection": {"k": {"$meta": "sortKey"}, "a": 1}});
+    contains(&r, &batch(vec![doc! {"_id": 2, "a": 1, "k": [1]}, doc! {"_id": 1, "a": 2, "k": [2]}])).unwrap();
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "sort": {"b": 1, "a": -1}, "projection": {"_id": 0, "k": {"$meta": "sortKey"}}});
+    // With only `_id: 0` beside it, the projection is an exclusion: the other fields stay.
+    contains(&r, &batch(vec![doc! {"a": 2, "b": [5, 1], "k": [1, 2]}, doc! {"a": 1, "b": 3, "k": [3, 1]}])).unwrap();
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "projection": {"k": {"$meta": "sortKey"}}});
+    contains(&r, &err(2, "BadValue", "cannot use sortKey $meta projection without a sort")).unwrap();
 }

@@ -101,6 +101,10 @@ fn field_paths_and_variables() {
         (bson!("$n"), d.clone(), v(Bson::Null)),
         (bson!("$arr.x"), d.clone(), v(bson!([1, [3]]))),
         (bson!("$arr.y"), d.clone(), v(bson!([2]))),
+        // Through an array only its documents are followed: a nested array is skipped (the
+        // server's jstest expression_field_path: a: [[{b: 1}], {b: 2}] gives [2]).
+        (bson!("$a.b"), doc! {"a": [[{"b": 1}], {"b": 2}]}, v(bson!([2]))),
+        (bson!("$a.b.c"), doc! {"a": [{"b": [{"c": 1}, [{"c": 2}]]}, [{"b": {"c": 3}}]]}, v(bson!([[1]]))),
         (bson!("$b.d.0"), d.clone(), v(bson!([]))),
         (bson!("$$ROOT"), doc! {"a": 1}, v(bson!({"a": 1}))),
         (bson!("$$CURRENT.a"), d.clone(), v(bson!(1))),

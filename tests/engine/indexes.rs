@@ -281,3 +281,110 @@ fn in_lists_on_a_compound_index_do_not_multiply_into_millions_of_ranges() {
     let e = run(&mut db, doc! {"explain": {"find": "c", "filter": {"a": {"$in": list(true)}, "b": {"$in": list(false)}, "c": {"$in": [0, 2]}}}, "verbosity": "executionStats"});
     assert!(e.to_string().contains("IXSCAN"), "{e}");
 }
+
+fn count_with(db: &mut Database, filter: Document, hint: Option<Bson>) -> i64 {
+    let mut cmd = doc! {"count": "c", "query": filter};
+    if let Some(h) = hint {
+        cmd.insert("hint", h);
+    }
+    int(&run(db, cmd), "n")
+}
+
+fn find_ids(db: &mut Database, filter: Document, hint: Bson) -> Vec<Bson> {
+    let r = run(db, doc! {"find": "c", "filter": filter, "hint": hint});
+    let mut ids: Vec<Bson> = r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().get("_id").unwrap().clone()).collect();
+    ids.sort_by(pattern_playground::value::compare);
+    ids
+}
+
+#[test]
+fn positional_key_paths_index_the_element_named() {
+    // {"a.0": 1} keys {a: [5]} by its element 0 and {a: {"0": 5}} by its field: both are found.
+    let mut db = new_db();
+    run(&mut db, doc! {"insert": "c", "documents": [{"_id": 1, "a": {"0": 5}}, {"_id": 2, "a": [5]}]});
+    assert_eq!(count_with(&mut db, doc! {"a.0": 5}, None), 2);
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"a.0": 1}, "name": "a0"}]});
+    assert_eq!(count_with(&mut db, doc! {"a.0": 5}, None), 2);
+    assert_eq!(count_with(&mut db, doc! {"a.0": 5}, Some(Bson::String("a0".into()))), 2);
+    assert_eq!(count_with(&mut db, doc! {"a.0": {"$gt": 4, "$lt": 6}}, Some(Bson::String("a0".into()))), 2);
+    // Indexing a positional element is not multikey.
+    let ex = run(&mut db, doc! {"explain": {"find": "c", "filter": {"a.0": 5}, "hint": "a0"}});
+    let stage = ex.get_document("queryPlanner").unwrap().get_document("winningPlan").unwrap().get_document("inputStage").unwrap();
+    assert_eq!(stage.get("isMultiKey"), Some(&Bson::Boolean(false)), "{stage}");
+
+    // Nested arrays: "a.0.b" through a[0] and an object field alike.
+    let mut db = new_db();
+    run(&mut db, doc! {"insert": "c", "documents": [{"_id": 1, "a": [{"b": 3}, {"b": 4}]}, {"_id": 2, "a": {"0": {"b": 3}}}, {"_id": 3, "a": [[{"b": 3}]]}]});
+    let before = count_with(&mut db, doc! {"a.0.b": 3}, None);
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"a.0.b": 1}, "name": "a0b"}]});
+    assert_eq!(count_with(&mut db, doc! {"a.0.b": 3}, Some(Bson::String("a0b".into()))), before);
+    assert_eq!(before, 3);
+
+    // A positional element that is itself an array is one key (the array): $elemMatch on the
+    // path cannot use the index's bounds (the server's match_numeric_components test).
+    let mut db = new_db();
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"f1.0": 1}, "name": "f10"}]});
+    run(&mut db, doc! {"insert": "c", "documents": [{"_id": 1, "f1": [[42, 5], [77, 99]]}, {"_id": 2, "f1": {"0": [42, 5]}}]});
+    assert_eq!(count_with(&mut db, doc! {"f1.0": {"$elemMatch": {"$eq": 5}}}, Some(Bson::String("f10".into()))), 2);
+    assert_eq!(count_with(&mut db, doc! {"f1.0": 5}, Some(Bson::String("f10".into()))), 1);
+
+    // An embedded document with a numeric field inside an array the key path indexes by
+    // position is ambiguous.
+    let r = db.run_command(&doc! {"insert": "c", "documents": [{"_id": 3, "f1": [{"0": 1}]}]});
+    let err = r.get_array("writeErrors").unwrap()[0].as_document().unwrap().clone();
+    assert_eq!(err.get("code"), Some(&Bson::Int32(16746)), "{r}");
+    assert_eq!(count_with(&mut db, doc! {}, None), 2);
+}
+
+#[test]
+fn multikey_bounds_combine_only_under_an_elem_match_of_the_array() {
+    // b is an array inside a's element: {$gte: 1, $lte: 1} may hold for different elements of b.
+    let mut db = new_db();
+    run(&mut db, doc! {"insert": "c", "documents": [{"_id": 1, "a": [{"b": [0, 2]}]}]});
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a"}, {"key": {"a.b": 1}, "name": "ab"}]});
+    let q = doc! {"a": {"$elemMatch": {"b": {"$gte": 1, "$lte": 1}}}};
+    assert_eq!(find_ids(&mut db, q.clone(), Bson::Document(doc! {"$natural": 1})), vec![Bson::Int32(1)]);
+    assert_eq!(find_ids(&mut db, q.clone(), Bson::String("ab".into())), vec![Bson::Int32(1)]);
+    assert_eq!(find_ids(&mut db, q, Bson::String("a".into())), vec![Bson::Int32(1)]);
+    // An $elemMatch on b itself holds one element of it: the bounds are [1, 1].
+    let q = doc! {"a.b": {"$elemMatch": {"$gte": 1, "$lte": 1}}};
+    assert_eq!(find_ids(&mut db, q.clone(), Bson::String("ab".into())), Vec::<Bson>::new());
+    let ex = run(&mut db, doc! {"explain": {"find": "c", "filter": q, "hint": "ab"}});
+    let stage = ex.get_document("queryPlanner").unwrap().get_document("winningPlan").unwrap().get_document("inputStage").unwrap();
+    assert_eq!(stage.get_document("indexBounds").unwrap().get_array("a.b").unwrap(), &vec![Bson::String("[1, 1]".into())]);
+    // Compound fields through a nested array combine only when the $elemMatch holds its element.
+    let mut db = new_db();
+    run(&mut db, doc! {"insert": "c", "documents": [{"_id": 1, "a": [{"b": [{"c": 1, "d": 2}, {"c": 2, "d": 1}]}]}]});
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"a.b.c": 1, "a.b.d": 1}, "name": "cd"}]});
+    let q = doc! {"a": {"$elemMatch": {"b.c": 1, "b.d": 1}}};
+    assert_eq!(find_ids(&mut db, q.clone(), Bson::String("cd".into())), find_ids(&mut db, q, Bson::Document(doc! {"$natural": 1})));
+}
+
+#[test]
+fn min_and_max_bound_the_hinted_index() {
+    let mut db = new_db();
+    let docs: Vec<Bson> = (0..10).map(|i| Bson::Document(doc! {"_id": i, "a": i, "b": 9 - i})).collect();
+    run(&mut db, doc! {"insert": "c", "documents": docs});
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"b": -1, "a": 1}, "name": "b_-1_a_1"}]});
+    let ids = |db: &mut Database, cmd: Document| -> Vec<i32> {
+        let r = run(db, cmd);
+        r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().get_i32("_id").unwrap()).collect()
+    };
+    // max is excluded, min included, in index order.
+    assert_eq!(ids(&mut db, doc! {"find": "c", "filter": {}, "max": {"a": 4}, "hint": {"a": 1}}), vec![0, 1, 2, 3]);
+    assert_eq!(ids(&mut db, doc! {"find": "c", "filter": {}, "min": {"a": 7}, "hint": "a_1"}), vec![7, 8, 9]);
+    assert_eq!(ids(&mut db, doc! {"find": "c", "filter": {"a": {"$ne": 3}}, "min": {"a": 2}, "max": {"a": 5}, "hint": {"a": 1}}), vec![2, 4]);
+    // A descending field: b from 6 down to (not including) 3.
+    assert_eq!(ids(&mut db, doc! {"find": "c", "filter": {}, "min": {"b": 6, "a": Bson::MinKey}, "max": {"b": 3, "a": Bson::MinKey}, "hint": "b_-1_a_1"}), vec![3, 4, 5]);
+    let err = |db: &mut Database, cmd: Document| -> (i32, String) {
+        let r = db.run_command(&cmd);
+        (r.get_i32("code").unwrap_or(0), r.get_str("errmsg").unwrap_or("").to_string())
+    };
+    assert_eq!(err(&mut db, doc! {"find": "c", "max": {"a": 4}}).0, 51173);
+    assert_eq!(err(&mut db, doc! {"find": "c", "max": {"b": 4}, "hint": {"a": 1}}).0, 51174);
+    assert_eq!(err(&mut db, doc! {"find": "c", "max": {"b": 4}, "hint": "b_-1_a_1"}).0, 51174);
+    assert_eq!(err(&mut db, doc! {"find": "c", "min": {"a": 4}, "max": {"a": 4}, "hint": {"a": 1}}).0, 51175);
+    assert_eq!(err(&mut db, doc! {"find": "c", "min": {"a": 4}, "max": {"b": 4}, "hint": {"a": 1}}).0, 51176);
+    assert_eq!(err(&mut db, doc! {"find": "c", "min": {"a": 4}, "hint": {"$natural": 1}}).0, 291);
+    assert_eq!(err(&mut db, doc! {"find": "c", "min": 4, "hint": {"a": 1}}).0, 14);
+}

@@ -139,6 +139,11 @@ proptest! {
             let bytes = db.snapshot();
             let restored = Database::restore(&bytes).expect("snapshots restore");
             prop_assert_eq!(restored.snapshot(), bytes);
+            // The indexes hold exactly the keys of the documents after every command.
+            let v = db.run_command(&doc! {"validate": "c"});
+            if v.get("ok") == Some(&Bson::Double(1.0)) {
+                prop_assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "validate after {}: {}", cmd, v);
+            }
         }
     }
 }
@@ -250,5 +255,111 @@ proptest! {
         }
         let count = |db: &mut Database| db.run_command(&doc! {"count": "c", "query": filter.clone()}).get_i32("n").ok();
         prop_assert_eq!(count(&mut plain), count(&mut indexed));
+    }
+}
+
+/// A small value for the documents of the hinted-plan property: numbers, a string, null, and
+/// (nested) arrays and documents with numeric field names.
+fn nested_value() -> impl Strategy<Value = Bson> {
+    let leaf = prop_oneof![4 => (0i32..3).prop_map(Bson::Int32), 1 => Just(Bson::Null), 1 => Just(Bson::String("s".into()))];
+    leaf.prop_recursive(3, 10, 3, |inner| {
+        prop_oneof![
+            3 => prop::collection::vec(inner.clone(), 0..3).prop_map(Bson::Array),
+            2 => prop::collection::vec((prop::sample::select(vec!["0", "1", "b", "d"]), inner), 1..3).prop_map(|kv| {
+                let mut d = Document::new();
+                for (k, v) in kv {
+                    d.insert(k, v);
+                }
+                Bson::Document(d)
+            }),
+        ]
+    })
+}
+
+fn nested_doc() -> impl Strategy<Value = Document> {
+    (prop::option::of(nested_value()), prop::option::of(nested_value())).prop_map(|(a, c)| {
+        let mut d = Document::new();
+        if let Some(a) = a {
+            d.insert("a", a);
+        }
+        if let Some(c) = c {
+            d.insert("c", c);
+        }
+        d
+    })
+}
+
+fn nested_filter() -> impl Strategy<Value = Document> {
+    let v = || prop_oneof![4 => (0i32..3).prop_map(Bson::Int32), 1 => Just(Bson::Null)];
+    let f = prop::sample::select(vec!["a", "a.0", "a.b", "a.0.b", "a.1", "a.0.0", "c.d", "c.0", "c.0.d", "c.b"]);
+    let inner = prop::sample::select(vec!["b", "d", "0", "0.b", "b.0"]);
+    let leaf = prop_oneof![
+        (f.clone(), v()).prop_map(|(f, v)| doc! {f: v}),
+        (f.clone(), prop::sample::select(vec!["$gt", "$gte", "$lt", "$lte"]), v()).prop_map(|(f, op, v)| doc! {f: {op: v}}),
+        (f.clone(), v(), v()).prop_map(|(f, x, y)| doc! {f: {"$gte": x, "$lte": y}}),
+        (f.clone(), prop::collection::vec(v(), 1..3)).prop_map(|(f, vs)| doc! {f: {"$in": vs}}),
+        (f.clone(), v(), v()).prop_map(|(f, x, y)| doc! {f: {"$elemMatch": {"$gte": x, "$lte": y}}}),
+        (prop::sample::select(vec!["a", "c", "a.0", "a.b"]), inner.clone(), v(), v()).prop_map(|(f, i, x, y)| doc! {f: {"$elemMatch": {i: {"$gte": x, "$lte": y}}}}),
+        (prop::sample::select(vec!["a", "c"]), inner.clone(), v(), inner, v()).prop_map(|(f, i, x, j, y)| doc! {f: {"$elemMatch": {i: x, j: {"$gte": y}}}}),
+    ];
+    prop::collection::vec(leaf, 1..3).prop_map(|fs| {
+        let mut d = Document::new();
+        d.insert("$and", fs.into_iter().map(Bson::Document).collect::<Vec<_>>());
+        d
+    })
+}
+
+/// The indexes of the hinted-plan property (all created, each hinted).
+fn nested_indexes() -> Vec<Document> {
+    vec![
+        doc! {"a": 1},
+        doc! {"a.0": 1},
+        doc! {"a.b": 1},
+        doc! {"a.0.b": -1},
+        doc! {"a.1": 1},
+        doc! {"a.0.0": 1},
+        doc! {"a.b": 1, "a.d": 1},
+        doc! {"a.0": 1, "c.d": -1},
+        doc! {"c.d": 1},
+        doc! {"c.0.d": 1},
+        doc! {"c.b": 1, "c.d": 1},
+        doc! {"c": 1, "a.b": 1},
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, max_shrink_iters: 300, ..ProptestConfig::default() })]
+
+    /// A plan never changes the answer: every index, hinted, finds what the collection scan
+    /// finds, over numeric path components, nested arrays and `$elemMatch`.
+    #[test]
+    fn every_hinted_plan_finds_what_the_scan_finds(
+        docs in prop::collection::vec(nested_doc(), 0..10),
+        filter in nested_filter(),
+    ) {
+        let indexes = nested_indexes();
+        let mut db = Database::new();
+        let docs: Vec<Document> = docs.into_iter().enumerate().map(|(i, mut d)| { d.insert("_id", i as i32); d }).collect();
+        for (i, key) in indexes.iter().enumerate() {
+            db.run_command(&doc! {"createIndexes": "c", "indexes": [{"key": key.clone(), "name": format!("i{i}")}]});
+        }
+        // One at a time: a document the indexes refuse (parallel or ambiguous arrays) is left out.
+        for d in &docs {
+            db.run_command(&doc! {"insert": "c", "documents": [d.clone()]});
+        }
+        let scan = db.run_command(&doc! {"find": "c", "filter": filter.clone(), "hint": {"$natural": 1}});
+        prop_assert_eq!(scan.get("ok"), Some(&Bson::Double(1.0)), "{}", scan);
+        let want = sorted(ids_of(&scan));
+        for i in 0..indexes.len() {
+            let hinted = db.run_command(&doc! {"find": "c", "filter": filter.clone(), "hint": format!("i{i}")});
+            if hinted.get("ok") != Some(&Bson::Double(1.0)) {
+                continue; // the index was refused at creation
+            }
+            prop_assert_eq!(&sorted(ids_of(&hinted)), &want, "filter {} hint {} over {:?}", filter, indexes[i], docs);
+        }
+        let v = db.run_command(&doc! {"validate": "c"});
+        prop_assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "{}", v);
+        let planned = db.run_command(&doc! {"find": "c", "filter": filter.clone()});
+        prop_assert_eq!(&sorted(ids_of(&planned)), &want, "filter {} (planner's choice) over {:?}", filter, docs);
     }
 }

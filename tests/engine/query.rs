@@ -465,8 +465,12 @@ fn match_details_elem_index() {
         (doc! {"$or": [{"tags": "b"}, {"x": 1}]}, doc! {"tags": ["a", "b"]}, None),
         (doc! {"$or": [{"tags": "b"}]}, doc! {"tags": ["a", "b"]}, Some(1)),
         (doc! {"$and": [{"tags": "b"}]}, doc! {"tags": ["a", "b"]}, Some(1)),
-        (doc! {"tags": "b", "items.q": 5}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(1)),
+        // The last array predicate in the canonical order (match type, then path) wins,
+        // whatever the filter's order: "tags" sorts after "items.q"; a $gt after an equality.
+        (doc! {"tags": "b", "items.q": 5}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(0)),
         (doc! {"items.q": 5, "tags": "b"}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(0)),
+        (doc! {"tags": {"$gt": "a"}, "items.q": 5}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(0)),
+        (doc! {"items.q": {"$gt": 2}, "tags": "c"}, doc! {"tags": ["b", "c"], "items": [{"q": 1}, {"q": 5}]}, Some(1)),
         (doc! {"tags": {"$ne": "z"}}, doc! {"tags": ["a", "b"]}, None),
         (doc! {"a.1": 5}, doc! {"a": [4, 5]}, None),
         (doc! {"a.b": {"$size": 2}}, doc! {"a": [{"b": [1]}, {"b": [1, 2]}]}, Some(1)),
@@ -654,11 +658,15 @@ fn projections() {
         (doc! {"reviews.by.$": 1}, doc! {"reviews.by": "z"}, doc! {"_id": 1, "reviews": [{"by": "z"}]}),
         (doc! {"title.$": 1}, doc! {"title": "T"}, doc! {"_id": 1, "title": "T"}),
         (doc! {"reviews": {"by.$": 1}}, doc! {"reviews.by": "y"}, doc! {"_id": 1, "reviews": [{"by": "y"}]}),
+        // The position the query matched in one array applies to a "parallel" one (jstest
+        // positional_projection_multiple_array_fields).
+        (doc! {"reviews.$": 1}, doc! {"tags": "b"}, doc! {"_id": 1, "reviews": [{"by": "y", "stars": 3}]}),
+        (doc! {"reviews.by.$": 1}, doc! {"tags": "c"}, doc! {"_id": 1, "reviews": [{"by": "z"}]}),
     ];
     let mut failures = Vec::new();
     for (spec, filter, expected) in cases {
         match project(&spec, &filter, &d) {
-            Ok(got) if got == expected => {}
+            Ok(got) if format!("{got:?}") == format!("{expected:?}") => {}
             Ok(got) => failures.push(format!("{spec}: expected {expected}, got {got}")),
             Err(e) => failures.push(format!("{spec}: error {e}")),
         }
@@ -682,7 +690,6 @@ fn projection_errors() {
         (doc! {"reviews": {"$elemMatch": 1}}, doc! {}, 31274, "elemMatch: Invalid argument, object required, but got int"),
         (doc! {"author.x": {"$elemMatch": {"a": 1}}}, doc! {}, 31275, "Cannot use $elemMatch projection on a nested field."),
         (doc! {"author": {"x": {"$elemMatch": {"a": 1}}}}, doc! {}, 31275, "Cannot use $elemMatch projection on a nested field."),
-        (doc! {"tags.$": 1}, doc! {"title": "T"}, 31277, "Positional projection 'tags.$' does not match the query document."),
         (doc! {"tags.$": 1, "reviews.$": 1}, doc! {"tags": "a", "reviews.by": "x"}, 31276, "Cannot specify more than one positional projection per query."),
         (doc! {"tags.$.$": 1}, doc! {"tags": "a"}, 31287, "Cannot use positional operator twice: tags.$.$"),
         (doc! {"tags.$": 1, "reviews": {"$elemMatch": {"by": "x"}}}, doc! {"tags": "a"}, 31255, "Cannot specify positional operator and $elemMatch."),
@@ -705,6 +712,9 @@ fn projection_errors() {
     // A positional projection when the filter matched no array element.
     let e = project(&doc! {"tags.$": 1}, &doc! {"tags": {"$size": 4}}, &review_doc()).unwrap_err();
     assert_eq!((e.code_num(), e.message.as_str()), (51246, "positional operator '.$' couldn't find a matching element in the array"));
+    // ... and when the parallel array is shorter than the position.
+    let e = project(&doc! {"reviews.$": 1}, &doc! {"tags": "d"}, &review_doc()).unwrap_err();
+    assert_eq!((e.code_num(), e.message.as_str()), (51247, "positional operator '.$' element mismatch"));
 }
 
 /// Regression: projecting a slice of a huge array must copy only the kept elements.
@@ -882,7 +892,7 @@ fn projection_expressions() {
     let mut failures = Vec::new();
     for (spec, expected) in cases {
         match project(&spec, &doc! {}, &d) {
-            Ok(got) if got == expected => {}
+            Ok(got) if format!("{got:?}") == format!("{expected:?}") => {}
             Ok(got) => failures.push(format!("{spec}: expected {expected}, got {got}")),
             Err(e) => failures.push(format!("{spec}: error {e}")),
         }

@@ -366,6 +366,18 @@ fn min_max() {
 #[test]
 fn rename() {
     check(vec![
+        // Onto an equal number of another type: the destination takes the source's type (the
+        // server's jstest rename_operator: binary identity, not numeric equality, is a no-op).
+        (
+            doc! {"_id": 1, "to": Bson::Int64(100), "from": Bson::Int32(100)},
+            bson!({"$rename": {"from": "to"}}),
+            Doc(doc! {"_id": 1, "to": Bson::Int32(100)}),
+        ),
+        (
+            doc! {"_id": 1, "to": 1.0, "from": Bson::Int32(1)},
+            bson!({"$rename": {"from": "to"}}),
+            Doc(doc! {"_id": 1, "to": Bson::Int32(1)}),
+        ),
         (
             doc! {"_id": 1, "alias": ["The American Cincinnatus"], "mobile": "555-555-5555", "nmae": {"first": "george", "last": "washington"}},
             bson!({"$rename": {"nmae": "name"}}),

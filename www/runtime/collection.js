@@ -412,6 +412,12 @@ export class Collection {
     return result;
   }
 
+  /** mongosh's validate(): the validate command's reply (`true`/`false` is `{ full }`). */
+  validate(options = false) {
+    const opts = typeof options === 'boolean' ? { full: options } : { ...options };
+    return addCustomInspect(this._client.command({ validate: this._name, ...opts }));
+  }
+
   dataSize() {
     return this.stats().size;
   }

@@ -47,9 +47,16 @@ fn find_results(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document) -> Res
     // Errors raised while the plan runs carry the server's executor context.
     let filter = Filter::parse(filter_doc, &ctx.env)?
         .with_hint(cmd.get("hint"))
+        .with_min_max(f.doc("min")?, f.doc("max")?)
         .in_executor(format!("Executor error during find command: {}.{coll}", ctx.db));
     let projection = match projection {
-        Some(p) if !p.is_empty() => Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?),
+        Some(p) if !p.is_empty() => {
+            let spec = match &sort {
+                Some(Sort::Spec(s)) => Some(s),
+                _ => None,
+            };
+            Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?.with_sort(spec, sort.is_some())?)
+        }
         _ => None,
     };
     if let Some(view) = db.resolve_view(&ctx.db, coll)? {

@@ -16,6 +16,7 @@ mod preview;
 mod server;
 pub(crate) mod stats;
 mod update;
+mod validate;
 pub(crate) mod write;
 
 use bson::{Bson, Document};
@@ -77,6 +78,7 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("deleteIndexes", indexes::drop_indexes),
     ("collStats", stats::coll_stats),
     ("dbStats", stats::db_stats),
+    ("validate", validate::run),
     ("dbstats", stats::db_stats),
     ("explain", explain::run),
     ("ping", server::ping),

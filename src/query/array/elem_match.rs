@@ -15,6 +15,10 @@ use crate::query::registry;
 pub(crate) struct ElemMatchValue(Vec<Node>);
 
 impl Predicate for ElemMatchValue {
+    fn match_type(&self) -> u8 {
+        3
+    }
+
     fn matches_value(&self, v: Option<&Bson>, cx: &mut Cx) -> Result<bool> {
         let Some(Bson::Array(arr)) = v else { return Ok(false) };
         'elements: for (i, e) in arr.iter().enumerate() {
@@ -39,6 +43,10 @@ impl Predicate for ElemMatchValue {
 pub(crate) struct ElemMatchObject(Node);
 
 impl Predicate for ElemMatchObject {
+    fn match_type(&self) -> u8 {
+        2
+    }
+
     fn matches_value(&self, v: Option<&Bson>, cx: &mut Cx) -> Result<bool> {
         let Some(Bson::Array(arr)) = v else { return Ok(false) };
         for (i, e) in arr.iter().enumerate() {

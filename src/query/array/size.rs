@@ -11,6 +11,10 @@ use crate::query::parser::PathArgs;
 pub(crate) struct Size(usize);
 
 impl Predicate for Size {
+    fn match_type(&self) -> u8 {
+        4
+    }
+
     fn matches_value(&self, v: Option<&Bson>, _cx: &mut Cx) -> Result<bool> {
         Ok(matches!(v, Some(Bson::Array(a)) if a.len() == self.0))
     }

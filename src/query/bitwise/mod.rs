@@ -62,6 +62,15 @@ impl BitTest {
 }
 
 impl Predicate for BitTest {
+    fn match_type(&self) -> u8 {
+        match self.op {
+            BitOp::AllSet => 14,
+            BitOp::AllClear => 15,
+            BitOp::AnySet => 16,
+            BitOp::AnyClear => 17,
+        }
+    }
+
     fn matches_value(&self, v: Option<&Bson>, _cx: &mut Cx) -> Result<bool> {
         let Some(v) = v else { return Ok(false) };
         if let Bson::Binary(b) = v {

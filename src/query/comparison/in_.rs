@@ -47,6 +47,10 @@ impl In {
 }
 
 impl Predicate for In {
+    fn match_type(&self) -> u8 {
+        13
+    }
+
     fn matches_value(&self, v: Option<&Bson>, cx: &mut Cx) -> Result<bool> {
         let Some(v) = v else { return Ok(self.has_null) };
         if self.keys.contains(&hash_key(v)) {

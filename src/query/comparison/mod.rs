@@ -48,6 +48,16 @@ impl Cmp {
 }
 
 impl Predicate for Cmp {
+    fn match_type(&self) -> u8 {
+        match self.op {
+            CmpOp::Eq => 5,
+            CmpOp::Lte => 6,
+            CmpOp::Lt => 7,
+            CmpOp::Gt => 8,
+            CmpOp::Gte => 9,
+        }
+    }
+
     fn matches_value(&self, v: Option<&Bson>, _cx: &mut Cx) -> Result<bool> {
         Ok(compare_matches(self.op, v, &self.rhs))
     }

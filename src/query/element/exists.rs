@@ -12,6 +12,10 @@ use crate::query::parser::PathArgs;
 pub(crate) struct Exists;
 
 impl Predicate for Exists {
+    fn match_type(&self) -> u8 {
+        12
+    }
+
     fn matches_value(&self, v: Option<&Bson>, _cx: &mut Cx) -> Result<bool> {
         Ok(v.is_some())
     }

@@ -75,6 +75,10 @@ impl TypeSet {
 pub(crate) struct Type(pub TypeSet);
 
 impl Predicate for Type {
+    fn match_type(&self) -> u8 {
+        20
+    }
+
     fn matches_value(&self, v: Option<&Bson>, _cx: &mut Cx) -> Result<bool> {
         Ok(v.is_some_and(|v| self.0.has(v)))
     }

@@ -19,6 +19,10 @@ pub(crate) struct Mod {
 }
 
 impl Predicate for Mod {
+    fn match_type(&self) -> u8 {
+        11
+    }
+
     fn matches_value(&self, v: Option<&Bson>, _cx: &mut Cx) -> Result<bool> {
         let Some(n) = v.and_then(Number::from_bson) else { return Ok(false) };
         let dividend = match n {

@@ -32,6 +32,10 @@ impl RegexPred {
 }
 
 impl Predicate for RegexPred {
+    fn match_type(&self) -> u8 {
+        10
+    }
+
     fn matches_value(&self, v: Option<&Bson>, _cx: &mut Cx) -> Result<bool> {
         Ok(match v {
             Some(Bson::String(s)) | Some(Bson::Symbol(s)) => self.is_match(s),

@@ -7,7 +7,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::update::path::{get_mut, is_array_filter, is_positional, parse_index, resolve};
 use crate::value::display;
 use crate::update::tree::{check_immutable, create, lookup, validate_at, Ctx};
-use crate::value::compare;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Rename {
@@ -103,7 +102,8 @@ impl Rename {
         // Set the destination.
         if found == to.len() {
             let dest = get_mut(root, to).ok_or_else(|| super::internal("destination vanished"))?;
-            if compare(dest, &value) != std::cmp::Ordering::Equal {
+            // Binary identity, as the server's set node: an equal number of another type is a change.
+            if !crate::update::modifier::identical(dest, &value) {
                 *dest = value;
                 check_immutable(to)?;
                 validate_at(root, to, cx)?;

@@ -1,0 +1,84 @@
+//! `validate`: checks a collection as the server's validate does, over what the engine stores:
+//! each document (its BSON size within the limit and as recorded, an `_id` the `_id` index
+//! finds), and each index (every key a document has is recorded for it and every recorded key
+//! belongs to a document that has it; a unique index holds each key once). The reply has the
+//! server's shape (`nInvalidDocuments`, `nrecords`, `nIndexes`, `keysPerIndex`, `indexDetails`,
+//! `valid`, `warnings`, `errors`, ...).
+
+use bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::value;
+
+use super::super::args::{self, Fields};
+use super::super::validate::MAX_USER_SIZE;
+use super::super::Database;
+use super::{number, Ctx};
+
+pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let coll = args::collection_name(cmd, &ctx.db)?;
+    let f = Fields::new(cmd, "validate");
+    for flag in ["full", "repair", "metadata", "checkBSONConformance", "background", "enforceFastCount"] {
+        let _ = f.bool(flag)?;
+    }
+    let ns = format!("{}.{coll}", ctx.db);
+    db.check_not_view(&ctx.db, &coll)?;
+    let Some(c) = db.collection(&ctx.db, &coll) else {
+        return Err(Error::new(ErrorKind::NamespaceNotFound, format!("Collection '{ns}' does not exist to validate.")));
+    };
+    let mut errors: Vec<Bson> = Vec::new();
+    let mut invalid = 0i64;
+    for (rid, rec) in c.iter() {
+        let size = value::bson_size(&rec.doc);
+        let id_found = c.is_timeseries() || !c.has_id_index() || rec.doc.get("_id").and_then(|id| c.rid_by_id(id)) == Some(rid);
+        if size > MAX_USER_SIZE || size != rec.size || !id_found {
+            invalid += 1;
+        }
+    }
+    if invalid > 0 {
+        errors.push(Bson::String(format!("Detected {invalid} invalid documents.")));
+    }
+    let mut keys_per_index = Document::new();
+    let mut index_details = Document::new();
+    for ix in &c.indexes {
+        let check = ix.check(c.iter().map(|(rid, rec)| (rid, &rec.doc)));
+        keys_per_index.insert(ix.name.clone(), number(check.keys as i64));
+        let mut detail = doc! {"valid": check.valid()};
+        if !check.valid() {
+            let mut ix_errors = Vec::new();
+            if check.missing > 0 {
+                ix_errors.push(Bson::String(format!("Detected {} missing index entries.", check.missing)));
+            }
+            if check.extra > 0 {
+                ix_errors.push(Bson::String(format!("Detected {} extra index entries.", check.extra)));
+            }
+            if check.duplicates > 0 {
+                ix_errors.push(Bson::String(format!("Detected {} duplicate keys in a unique index.", check.duplicates)));
+            }
+            if check.unindexable > 0 {
+                ix_errors.push(Bson::String(format!("Detected {} documents whose keys cannot be generated.", check.unindexable)));
+            }
+            errors.push(Bson::String(format!("Index with name: {} has inconsistencies.", ix.name)));
+            detail.insert("errors", ix_errors);
+        }
+        index_details.insert(ix.name.clone(), detail);
+    }
+    let uuid = Binary { subtype: BinarySubtype::Uuid, bytes: c.uuid.to_vec() };
+    Ok(doc! {
+        "ns": ns,
+        "uuid": uuid,
+        "nInvalidDocuments": number(invalid),
+        "nNonCompliantDocuments": 0,
+        "nrecords": number(c.len() as i64),
+        "nIndexes": number(c.indexes.len() as i64),
+        "keysPerIndex": keys_per_index,
+        "indexDetails": index_details,
+        "valid": errors.is_empty(),
+        "repaired": false,
+        "warnings": Vec::<Bson>::new(),
+        "errors": errors,
+        "extraIndexEntries": Vec::<Bson>::new(),
+        "missingIndexEntries": Vec::<Bson>::new(),
+        "corruptRecords": Vec::<Bson>::new(),
+    })
+}
