@@ -12,6 +12,7 @@ mod find;
 mod find_and_modify;
 mod indexes;
 mod insert;
+mod merge;
 mod preview;
 mod server;
 pub(crate) mod stats;
@@ -42,6 +43,8 @@ pub(crate) struct Ctx {
 pub(crate) struct Batch {
     pub collection: String,
     pub rids: Vec<u64>,
+    /// The reply's field under `cursor`: `firstBatch`, or `nextBatch` for `getMore`.
+    pub field: &'static str,
 }
 
 /// What a command returned: the reply (without `ok`) and, for finds, its first batch by record.
