@@ -12,3 +12,4 @@ mod indexes;
 mod props;
 mod query;
 mod update;
+mod validation;
