@@ -180,3 +180,13 @@ fn batches_stop_at_16_mib() {
     let r = db.run_command(&doc! {"aggregate": "c", "pipeline": [{"$set": {"t": 1}}], "cursor": {}});
     assert_eq!(drain(&mut db, &r, None).1, vec![3, 2]);
 }
+
+#[test]
+fn server_status_answers_as_a_standalone() {
+    let mut db = db_with(0);
+    let r = db.run_command(&doc! {"serverStatus": 1});
+    assert_eq!(r.get_str("version").unwrap(), "8.0.0", "{r}");
+    assert_eq!(r.get_str("process").unwrap(), "mongod");
+    assert_eq!(r.get_document("storageEngine").unwrap().get_str("name").unwrap(), "inMemory");
+    assert_eq!(r.get("ok"), Some(&Bson::Double(1.0)));
+}

@@ -92,6 +92,7 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("killCursors", server::kill_cursors),
     ("endSessions", server::ping),
     ("connectionStatus", server::connection_status),
+    ("serverStatus", server::server_status),
     ("ppPreviewUpdate", preview::run),
 ];
 

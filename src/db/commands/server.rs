@@ -1,5 +1,5 @@
-//! Server-level commands: `ping`, `buildInfo`, `hello`/`isMaster`, `getMore`, `killCursors`,
-//! `connectionStatus`.
+//! Server-level commands: `ping`, `buildInfo`, `hello`/`isMaster`, `serverStatus`, `getMore`,
+//! `killCursors`, `connectionStatus`.
 
 use bson::{doc, Bson, Document};
 
@@ -98,6 +98,23 @@ pub(super) fn kill_cursors(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> 
         "cursorsNotFound": longs(not_found),
         "cursorsAlive": Vec::<Bson>::new(),
         "cursorsUnknown": Vec::<Bson>::new(),
+    })
+}
+
+/// `serverStatus`: what a standalone 8.0 reports of itself, for the sections that mean
+/// something here (host, version, uptime, connections, storage engine).
+pub(super) fn server_status(_db: &mut Database, ctx: &mut Ctx, _cmd: &Document) -> Result<Document> {
+    Ok(doc! {
+        "host": "playground",
+        "version": VERSION,
+        "process": "mongod",
+        "pid": 1i64,
+        "uptime": 0.0,
+        "uptimeMillis": 0i64,
+        "uptimeEstimate": 0i64,
+        "localTime": Bson::DateTime(ctx.env.now),
+        "connections": {"current": 1, "available": 0, "totalCreated": 1, "active": 1},
+        "storageEngine": {"name": "inMemory", "supportsCommittedReads": true, "persistent": false, "backupCursorOpen": false},
     })
 }
 
