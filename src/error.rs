@@ -104,6 +104,10 @@ error_kinds! {
     GraphContainsCycle = 267,
     MergeStageNoMatchingDocument = 13113,
     DuplicateKey = 11000,
+    Unauthorized = 13,
+    UnknownReplWriteConcern = 79,
+    QueryPlanKilled = 175,
+    MaxSubPipelineDepthExceeded = 232,
 }
 
 impl Error {

@@ -84,11 +84,29 @@ pub(crate) enum Within {
 pub(crate) struct ParseCtx {
     pub scope: VarScope,
     pub within: Within,
+    /// How many `$lookup`/`$unionWith` sub-pipelines enclose this one (the server's
+    /// `subPipelineDepth`).
+    pub depth: usize,
 }
+
+/// The server's `internalMaxSubPipelineViewDepth`: sub-pipelines nest at most this deep.
+pub(crate) const MAX_SUB_PIPELINE_DEPTH: usize = 20;
 
 impl ParseCtx {
     pub fn nested(&self, within: Within) -> ParseCtx {
-        ParseCtx { scope: self.scope.clone(), within }
+        ParseCtx { scope: self.scope.clone(), within, depth: self.depth }
+    }
+
+    /// The context of a `$lookup`'s or `$unionWith`'s sub-pipeline, one level deeper (232 past
+    /// the limit, as the server's `copyForSubPipeline`).
+    pub fn sub_pipeline(&self, within: Within) -> Result<ParseCtx> {
+        if self.depth >= MAX_SUB_PIPELINE_DEPTH {
+            return Err(crate::error::Error::new(
+                crate::error::ErrorKind::MaxSubPipelineDepthExceeded,
+                format!("Maximum number of nested sub-pipelines exceeded. Limit is {MAX_SUB_PIPELINE_DEPTH}"),
+            ));
+        }
+        Ok(ParseCtx { scope: self.scope.clone(), within, depth: self.depth + 1 })
     }
 }
 
@@ -115,7 +133,7 @@ impl Pipeline {
     /// Parses the stages with user variables in scope (the names of the command's `let`, which
     /// the database also puts in `Env::vars`).
     pub fn parse_with(stages: &[Bson], scope: &VarScope) -> Result<Pipeline> {
-        stage::parse_pipeline(stages, &ParseCtx { scope: scope.clone(), within: Within::Top })
+        stage::parse_pipeline(stages, &ParseCtx { scope: scope.clone(), within: Within::Top, depth: 0 })
     }
 
     pub(crate) fn from_stages(stages: Vec<Arc<dyn Stage>>) -> Pipeline {
@@ -134,6 +152,11 @@ impl Pipeline {
     /// True when the pipeline ignores its input (it starts with `$documents`).
     pub fn replaces_input(&self) -> bool {
         self.stages.first().is_some_and(|s| s.replaces_input())
+    }
+
+    /// Where the pipeline writes its results (`$out`/`$merge` as its last stage).
+    pub fn out_target(&self) -> Option<OutTarget> {
+        self.stages.last().and_then(|s| s.out_target())
     }
 
     /// Runs the pipeline over `input`.

@@ -28,6 +28,26 @@ pub fn missing(path: &str) -> Error {
     Error::code(40414, format!("BSON field '{path}' is missing but a required field"))
 }
 
+/// The generic arguments every command accepts (generic_argument.idl).
+pub const GENERIC_ARGUMENTS: &[&str] = &[
+    "$db", "apiVersion", "apiStrict", "apiDeprecationErrors", "maxTimeMS", "readConcern", "writeConcern", "lsid", "txnNumber",
+    "autocommit", "startTransaction", "stmtId", "comment", "$readPreference", "$clusterTime", "$audit", "$client",
+    "$configServerState", "allowImplicitCollectionCreation", "$oplogQueryData", "$queryOptions", "$replData", "databaseVersion",
+    "help", "shardVersion", "tracking_info", "coordinator", "maxTimeMSOpOnly", "usesDefaultMaxTimeMS", "$configTime",
+    "$topologyTime", "txnRetryCounter", "mayBypassWriteBlocking", "clientOperationKey", "readPreference", "rawData",
+];
+
+/// Refuses a field that is neither one of the command's (`known`) nor a generic argument (40415,
+/// as the IDL's strict commands).
+pub fn check_known_fields(cmd: &Document, command: &str, known: &[&str]) -> Result<()> {
+    for k in cmd.keys() {
+        if !known.contains(&k.as_str()) && !GENERIC_ARGUMENTS.contains(&k.as_str()) {
+            return Err(Error::code(40415, format!("BSON field '{command}.{k}' is an unknown field.")));
+        }
+    }
+    Ok(())
+}
+
 /// A view of one command (or sub-document such as an update statement) whose fields are read
 /// with errors naming `<prefix>.<field>`.
 pub struct Fields<'a> {

@@ -11,6 +11,7 @@
 mod args;
 mod collection;
 mod commands;
+mod cursors;
 pub mod index;
 mod exec;
 mod planner;
@@ -45,6 +46,7 @@ pub struct Database {
     ids: IdGen,
     last_cost: Cost,
     reports: Vec<WriteReport>,
+    cursors: cursors::Cursors,
 }
 
 /// The collections of one database, by name.
@@ -125,7 +127,7 @@ fn nesting_error() -> Error {
 impl Database {
     pub fn new() -> Database {
         let clock = if cfg!(target_arch = "wasm32") { Clock::Fixed(1_704_067_200_000) } else { Clock::System };
-        let mut d = Database { dbs: BTreeMap::new(), clock, ids: IdGen::new(1), last_cost: Cost::default(), reports: Vec::new() };
+        let mut d = Database { dbs: BTreeMap::new(), clock, ids: IdGen::new(1), last_cost: Cost::default(), reports: Vec::new(), cursors: cursors::Cursors::default() };
         d.ids = IdGen::new(0x5EED ^ d.now_millis() as u64);
         d
     }
@@ -179,7 +181,7 @@ impl Database {
                 if let Some(batch) = &d.batch {
                     let docs = wire::batch_docs(self, &d.db, batch);
                     if let Ok(cursor) = d.reply.get_document_mut("cursor") {
-                        cursor.insert("firstBatch", docs);
+                        cursor.insert(batch.field, docs);
                     }
                 }
                 d.reply

@@ -16,7 +16,7 @@ pub(super) fn reply_bytes(db: &Database, dbname: &str, reply: &Document, batch: 
         ("cursor", Bson::Document(cursor)) => {
             element_header(out, 0x03, key);
             document(out, cursor, &mut |out, key, value| match key {
-                "firstBatch" => {
+                k if k == batch.field => {
                     element_header(out, 0x04, key);
                     stored_array(out, db, dbname, batch)
                 }

@@ -37,7 +37,7 @@ use bson::{Bson, Document};
 use crate::env::Env;
 use crate::error::{Error, Result};
 
-pub use field_path::FieldPath;
+pub use field_path::{validate_name_for_write, FieldPath};
 pub(crate) use array::n_elements::check_n;
 
 /// Names of variables visible where an expression is parsed (for "Use of undefined variable").

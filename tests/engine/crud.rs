@@ -987,11 +987,18 @@ fn document_validation() {
     ]);
 }
 
+/// A positional projection returns the document as the query matched it (removed, or before
+/// the update); the updated document may no longer match, so the server refuses `new: true`
+/// with one (jstests/core/write/find_and_modify/find_and_modify_server6865.js).
 #[test]
 fn find_and_modify_positional_projection() {
     let mut db = new_db();
     db.run_command(&ins(vec![doc! {"_id": 1, "a": [1, 5, 9]}]));
+    let r = db.run_command(&doc! {"findAndModify": "c", "query": {"a": {"$gt": 4}}, "update": {"$set": {"b": 1}}, "fields": {"a.$": 1}});
+    contains(&r, &doc! {"value": {"_id": 1, "a": [5]}}).unwrap();
     let r = db.run_command(&doc! {"findAndModify": "c", "query": {"a": {"$gt": 4}}, "update": {"$set": {"b": 1}}, "fields": {"a.$": 1}, "new": true});
+    contains(&r, &err(2, "BadValue", "cannot use a positional projection and return the new document")).unwrap();
+    let r = db.run_command(&doc! {"findAndModify": "c", "query": {"a": {"$gt": 4}}, "fields": {"a.$": 1}, "remove": true});
     contains(&r, &doc! {"value": {"_id": 1, "a": [5]}}).unwrap();
 }
 

@@ -24,6 +24,9 @@ export function fromBytes(bytes) {
 
 /** The size of a document as BSON, as the driver computes it. */
 export function bsonsize(doc) {
+  if (typeof doc !== 'object' || doc === null) {
+    throw invalid(`Argument at position 0 must be of type object, got ${doc === null ? 'null' : typeof doc} instead (bsonsize)`);
+  }
   return BSON.calculateObjectSize(doc, { checkKeys: false, ignoreUndefined: false, serializeFunctions: false });
 }
 
@@ -86,11 +89,15 @@ export function makePrintableBson() {
 /** A class that also works when called without `new` (mongosh's `ObjectId()`, `Long('1')`, ...):
  * `instanceof` and the static methods are the js-bson class's own. */
 function callable(cls, call) {
-  return new Proxy(cls, {
+  const handler = {
     apply(_target, _this, args) {
       return call ? call(...args) : new cls(...args);
     },
-  });
+  };
+  // mongosh's helpers are functions returning an instance, so `new Timestamp(1, 2)` is
+  // `Timestamp(1, 2)` (js-bson's own constructor takes other arguments).
+  if (call) handler.construct = (_target, args) => call(...args);
+  return new Proxy(cls, handler);
 }
 
 function invalid(message) {

@@ -34,11 +34,15 @@ function processFindAndModifyOptions(options) {
     o.returnDocument = o.returnOriginal ? 'before' : 'after';
   } else if ('returnNewDocument' in o) {
     o.returnDocument = o.returnNewDocument ? 'after' : 'before';
+  } else if ('new' in o) {
+    // findAndModify's `new` (mongosh reads it last, after the driver's own options).
+    o.returnDocument = o.new ? 'after' : 'before';
   } else {
     o.returnDocument = 'before';
   }
   delete o.returnOriginal;
   delete o.returnNewDocument;
+  delete o.new;
   return o;
 }
 
@@ -278,6 +282,9 @@ export class Collection {
   findAndModify(options) {
     assertArgsDefinedType([options], [true], 'Collection.findAndModify');
     const o = { ...options };
+    if (o.projection !== undefined && o.fields !== undefined) {
+      throw new MongoshInvalidInputError('Cannot specify both .fields and .projection for findAndModify()', CommonErrors.InvalidArgument);
+    }
     if (o.projection === undefined && o.fields !== undefined) o.projection = o.fields;
     const { query = {}, update, remove } = o;
     delete o.query;

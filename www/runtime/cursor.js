@@ -1,8 +1,8 @@
 // Cursors as mongosh's: built lazily, the command runs on first read; then firstBatch and getMore.
 // Everything is synchronous (the engine is in memory), so scripts written for mongosh — which
 // awaits implicitly — run as written, and `for..of` as well as `for await` iterate.
-import { addCustomInspect, asPrintable, shellApiType } from './format.js';
-import { MongoCursorInUseError, MongoshInvalidInputError, CommonErrors } from './errors.js';
+import { addCustomInspect, markFromServer, asPrintable, shellApiType } from './format.js';
+import { MongoCursorInUseError, MongoInvalidArgumentError, MongoshInvalidInputError, CommonErrors } from './errors.js';
 
 const DISPLAY_BATCH = 20;
 
@@ -10,8 +10,10 @@ class BaseCursor {
   constructor(shell, collName) {
     this._shell = shell;
     this._coll = collName;
-    this._buffer = null; // documents not yet returned
+    this._buffer = null; // the current batch (null until the command ran)
+    this._pos = 0; // the next document of the batch to return
     this._id = null; // server cursor id (0 once exhausted)
+    this._numReturned = 0; // documents received from the server so far
     this._transform = null;
     this._batchSize = undefined;
   }
@@ -24,19 +26,39 @@ class BaseCursor {
     if (this._buffer !== null) return;
     const reply = this._client.command(this._command());
     const c = reply.cursor ?? {};
-    this._buffer = [...(c.firstBatch ?? [])];
+    this._buffer = c.firstBatch ?? [];
+    this._pos = 0;
+    this._numReturned += this._buffer.length;
     this._id = c.id;
   }
 
+  _alive() {
+    return this._id !== undefined && this._id !== null && Number(this._id) !== 0;
+  }
+
+  /** True when a document is buffered, after fetching batches as the Node driver does: a
+   * getMore of the cursor's batchSize (1000 when it has none). */
   _more() {
-    if (this._buffer.length > 0) return true;
-    while (this._id !== undefined && this._id !== null && Number(this._id) !== 0 && this._buffer.length === 0) {
-      const reply = this._client.command({ getMore: this._id, collection: this._getMoreCollection(), ...(this._batchSize ? { batchSize: this._batchSize } : {}) });
+    if (this._pos < this._buffer.length) return true;
+    while (this._alive() && this._pos >= this._buffer.length) {
+      const batchSize = this._getMoreBatchSize(this._batchSize || 1000);
+      if (batchSize <= 0) {
+        this.close();
+        return false;
+      }
+      const reply = this._client.command({ getMore: this._id, collection: this._getMoreCollection(), batchSize });
       const c = reply.cursor ?? {};
-      this._buffer.push(...(c.nextBatch ?? []));
+      this._buffer = c.nextBatch ?? [];
+      this._pos = 0;
+      this._numReturned += this._buffer.length;
       this._id = c.id;
     }
-    return this._buffer.length > 0;
+    return this._pos < this._buffer.length;
+  }
+
+  /** The batchSize of the next getMore. */
+  _getMoreBatchSize(batchSize) {
+    return batchSize;
   }
 
   _getMoreCollection() {
@@ -46,7 +68,9 @@ class BaseCursor {
   _rawNext() {
     this._ensure();
     if (!this._more()) return null;
-    return addCustomInspect(this._buffer.shift());
+    const doc = this._buffer[this._pos];
+    this._buffer[this._pos++] = undefined;
+    return addCustomInspect(doc);
   }
 
   _assertNotStarted() {
@@ -69,8 +93,17 @@ class BaseCursor {
 
   toArray() {
     const out = [];
-    for (let doc = this._rawNext(); doc !== null; doc = this._rawNext()) out.push(this._transform ? this._transform(doc) : doc);
-    return this._transform ? out : addCustomInspect(out);
+    this._ensure();
+    while (this._more()) {
+      const buf = this._buffer;
+      for (let i = this._pos; i < buf.length; i++) {
+        const doc = addCustomInspect(buf[i]);
+        buf[i] = undefined;
+        out.push(this._transform ? this._transform(doc) : doc);
+      }
+      this._pos = buf.length;
+    }
+    return this._transform ? out : markFromServer(out);
   }
 
   forEach(f) {
@@ -92,6 +125,8 @@ class BaseCursor {
   }
 
   batchSize(size) {
+    this._assertNotStarted();
+    if (typeof size !== 'number') throw new MongoInvalidArgumentError('Operation "batchSize" requires an integer');
     this._batchSize = size;
     return this;
   }
@@ -105,7 +140,7 @@ class BaseCursor {
   }
 
   close() {
-    if (this._id && Number(this._id) !== 0) {
+    if (this._alive()) {
       try {
         this._client.command({ killCursors: this._getMoreCollection(), cursors: [this._id] });
       } catch {
@@ -114,18 +149,19 @@ class BaseCursor {
     }
     this._id = 0;
     this._buffer = [];
+    this._pos = 0;
   }
 
   isClosed() {
-    return this._buffer !== null && (!this._id || Number(this._id) === 0);
+    return this._buffer !== null && !this._alive();
   }
 
   isExhausted() {
-    return this.isClosed() && this._buffer.length === 0;
+    return this.isClosed() && this.objsLeftInBatch() === 0;
   }
 
   objsLeftInBatch() {
-    return this._buffer ? this._buffer.length : 0;
+    return this._buffer ? this._buffer.length - this._pos : 0;
   }
 
   *[Symbol.iterator]() {
@@ -151,7 +187,17 @@ class BaseCursor {
 export class Cursor extends BaseCursor {
   constructor(shell, collName, filter, options = {}) {
     super(shell, collName);
-    this._spec = { filter: filter ?? {}, ...options };
+    const { batchSize, ...rest } = options;
+    this._spec = { filter: filter ?? {}, ...rest };
+    if (batchSize !== undefined) this._batchSize = batchSize;
+  }
+
+  /** The driver's FindCursor: a getMore never asks past the cursor's limit; at the limit the
+   * cursor is closed instead. */
+  _getMoreBatchSize(batchSize) {
+    const limit = this._spec.limit;
+    if (this._numReturned && limit && limit > 0 && this._numReturned + batchSize > limit) return limit - this._numReturned;
+    return batchSize;
   }
 
   get [shellApiType]() {
@@ -173,7 +219,15 @@ export class Cursor extends BaseCursor {
         cmd.limit = s.limit;
       }
     }
-    if (this._batchSize !== undefined) cmd.batchSize = this._batchSize;
+    if (typeof this._batchSize === 'number') {
+      // The driver's makeFindCommand: a negative batchSize asks for one batch.
+      if (this._batchSize < 0) {
+        if (s.limit && Math.abs(this._batchSize) < Math.abs(s.limit)) cmd.limit = -this._batchSize;
+        cmd.singleBatch = true;
+      } else {
+        cmd.batchSize = this._batchSize;
+      }
+    }
     if (s.collation !== undefined) cmd.collation = s.collation;
     if (s.min !== undefined) cmd.min = s.min;
     if (s.max !== undefined) cmd.max = s.max;
@@ -296,7 +350,10 @@ export class AggregationCursor extends BaseCursor {
     const { batchSize, explain, ...rest } = this._options;
     const cmd = { aggregate: this._coll ?? 1, pipeline: this._pipeline };
     Object.assign(cmd, rest);
-    cmd.cursor = this._batchSize !== undefined ? { batchSize: this._batchSize } : {};
+    // The driver's AggregateOperation sends a batchSize only when it is not 0 and the pipeline
+    // does not write.
+    const writes = this._pipeline.some((stage) => stage && typeof stage === 'object' && ('$out' in stage || '$merge' in stage));
+    cmd.cursor = this._batchSize && !writes ? { batchSize: this._batchSize } : {};
     return cmd;
   }
 

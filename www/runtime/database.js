@@ -3,7 +3,7 @@
 import { addCustomInspect, asPrintable, shellApiType } from './format.js';
 import { Collection, isValidCollectionName } from './collection.js';
 import { AggregationCursor } from './cursor.js';
-import { MongoshInvalidInputError, CommonErrors, assertArgsDefinedType } from './errors.js';
+import { MongoshInvalidInputError, MongoshUnimplementedError, CommonErrors, assertArgsDefinedType } from './errors.js';
 
 export class Database {
   constructor(shell, name = 'test') {
@@ -119,7 +119,54 @@ export class Database {
     return addCustomInspect(this._client.command({ listCommands: 1 }));
   }
 
-  version() {
-    return '8.0.0';
+  // ---- server information, as mongosh asks the server (a standalone 8.0) ---------------------
+
+  hello() {
+    return addCustomInspect(this._client.command({ hello: 1 }));
   }
+
+  isMaster() {
+    const result = this._client.command({ isMaster: 1 });
+    result.isWritablePrimary = result.ismaster;
+    return addCustomInspect(result);
+  }
+
+  serverBuildInfo() {
+    return addCustomInspect(this._client.command({ buildInfo: 1 }));
+  }
+
+  version() {
+    return this._client.command({ buildInfo: 1 }).version;
+  }
+
+  serverBits() {
+    return this._client.command({ buildInfo: 1 }).bits;
+  }
+
+  serverStatus(opts = {}) {
+    return addCustomInspect(this._client.command({ serverStatus: 1, ...opts }));
+  }
+}
+
+// mongosh's other Database methods: never collections (`db.hello` was one). Those the playground
+// has no server for (users, roles, replication, sharding, profiling, ...) say so when called.
+const UNSUPPORTED = [
+  'auth', 'logout', 'createUser', 'updateUser', 'changeUserPassword', 'dropUser', 'dropAllUsers', 'grantRolesToUser',
+  'revokeRolesFromUser', 'getUser', 'getUsers', 'createRole', 'updateRole', 'dropRole', 'dropAllRoles', 'grantRolesToRole',
+  'revokeRolesFromRole', 'grantPrivilegesToRole', 'revokePrivilegesFromRole', 'getRole', 'getRoles', 'createEncryptedCollection',
+  'currentOp', 'killOp', 'shutdownServer', 'fsyncLock', 'fsyncUnlock', 'hostInfo', 'serverCmdLineOpts', 'rotateCertificates',
+  'printCollectionStats', 'getProfilingStatus', 'setProfilingLevel', 'setLogLevel', 'getLogComponents', 'commandHelp',
+  'getReplicationInfo', 'printReplicationInfo', 'printSlaveReplicationInfo', 'printSecondaryReplicationInfo', 'printShardingStatus',
+  'setSecondaryOk', 'watch', 'sql', 'checkMetadataConsistency', 'cloneDatabase', 'cloneCollection', 'copyDatabase',
+  'getLastError', 'getLastErrorObj', 'getQueryableEncryptionKeyVault',
+];
+for (const name of UNSUPPORTED) {
+  Object.defineProperty(Database.prototype, name, {
+    value() {
+      throw new MongoshUnimplementedError(`Database.${name}() is not supported in the playground`, CommonErrors.NotImplemented);
+    },
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
 }

@@ -75,6 +75,12 @@ export function addCustomInspect(obj) {
   return obj;
 }
 
+/** addCustomInspect for an array whose items went through it already (a cursor's toArray). */
+export function markFromServer(array) {
+  fromServer.add(array);
+  return array;
+}
+
 // ---- mongosh's formatOutput -----------------------------------------------------------------
 
 const fullDepth = { depth: Infinity, maxArrayLength: Infinity, maxStringLength: Infinity };

@@ -37,6 +37,11 @@ pub(crate) fn pipeline_array(v: &Bson) -> Result<&Vec<Bson>> {
     }
 }
 
+/// The server's error for `$documents` first in a pipeline that reads a collection.
+pub(crate) fn documents_needs_no_collection() -> Error {
+    Error::new(crate::error::ErrorKind::InvalidNamespace, "'$documents' can only be run with {aggregate: 1}")
+}
+
 /// True when a pipeline's first stage is `$documents`.
 pub(crate) fn starts_with_documents(stages: &[Bson]) -> bool {
     matches!(stages.first(), Some(Bson::Document(d)) if d.contains_key("$documents"))
@@ -96,6 +101,10 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
     if from.is_none() && !stages.is_some_and(|s| starts_with_documents(s)) {
         return Err(parse_err("$lookup stage without explicit collection must have a pipeline with $documents as first stage"));
     }
+    // A sub-pipeline on a collection may not start with `$documents` (collection-less only).
+    if from.is_some() && stages.is_some_and(|s| starts_with_documents(s)) {
+        return Err(documents_needs_no_collection());
+    }
     if as_.is_empty() {
         return Err(parse_err("must specify 'as' field for a $lookup"));
     }
@@ -122,7 +131,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
         check_field_path(f)?;
     }
     let mut parsed_lets = Vec::new();
-    let mut sub = pcx.nested(Within::Lookup);
+    let mut sub = pcx.sub_pipeline(Within::Lookup)?;
     if let Some(l) = lets {
         for (name, v) in l {
             check_user_var_name(name)?;

@@ -18,7 +18,28 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
     let Bson::Document(d) = spec else {
         return Err(err(15959, "the match filter must be an expression in an object"));
     };
-    Ok(Arc::new(Match { filter: Matcher::parse_with_scope(d, &pcx.scope)? }))
+    let filter = Matcher::parse_with_scope(d, &pcx.scope)?;
+    check_paths(d)?;
+    Ok(Arc::new(Match { filter }))
+}
+
+/// The paths a `$match` reads must be field paths (the server tracks them as the stage's
+/// dependencies): `{"a.$c": 4}` is refused (16410), though a find accepts it.
+fn check_paths(filter: &bson::Document) -> Result<()> {
+    for (k, v) in filter {
+        if let Some(op) = k.strip_prefix('$') {
+            if let ("and" | "or" | "nor", Bson::Array(items)) = (op, v) {
+                for item in items {
+                    if let Bson::Document(sub) = item {
+                        check_paths(sub)?;
+                    }
+                }
+            }
+            continue;
+        }
+        crate::query::field_path::validate(k)?;
+    }
+    Ok(())
 }
 
 impl Stage for Match {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use bson::Bson;
 
-use super::lookup::{pipeline_array, starts_with_documents};
+use super::lookup::{documents_needs_no_collection, pipeline_array, starts_with_documents};
 use crate::aggregate::stage::parse_sub_pipeline;
 use crate::aggregate::util::{err, parse_err, tname};
 use crate::aggregate::{DocStream, ParseCtx, Pipeline, RunCtx, Stage, Within};
@@ -49,8 +49,12 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
             )))
         }
     };
+    if coll.is_some() && stages.is_some_and(|s| starts_with_documents(s)) {
+        return Err(documents_needs_no_collection());
+    }
+    let sub = pcx.sub_pipeline(Within::UnionWith)?;
     let pipeline = match stages {
-        Some(s) => parse_sub_pipeline(s, pcx, Within::UnionWith)?,
+        Some(s) => parse_sub_pipeline(s, &sub, Within::UnionWith)?,
         None => Pipeline::default(),
     };
     Ok(Arc::new(UnionWith { coll, pipeline }))

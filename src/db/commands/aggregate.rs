@@ -1,5 +1,6 @@
-//! `aggregate`: `{ aggregate: "c" | 1, pipeline, cursor, let, explain }` ->
-//! `{ cursor: { firstBatch, id: 0, ns } }`, with the writes of `$out` and `$merge`.
+//! `aggregate`: `{ aggregate: "c" | 1, pipeline, cursor: { batchSize }, let, explain }` ->
+//! `{ cursor: { firstBatch, id, ns } }` (the rest through `getMore`, `db::cursors`), with the
+//! writes of `$out` and `$merge`.
 
 use bson::{Bson, Document};
 
@@ -9,10 +10,9 @@ use crate::value;
 
 use super::super::args::{self, Fields};
 use super::super::exec::{self, Filter, Sort};
-use super::super::index::duplicate_key_error;
 use super::super::report::{WriteOp, WriteReport};
-use super::super::validate;
 use super::super::{Collection, Database};
+use super::super::cursors::{OpenCursor, Rest};
 use super::write;
 use super::{cursor_reply, let_scope, let_vars, Ctx};
 
@@ -56,18 +56,30 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     if f.bool_or("explain", false)? {
         return super::explain::explain_aggregate(db, ctx, cmd, "queryPlanner");
     }
-    if f.doc("cursor")?.is_none() {
+    let Some(cursor_opts) = f.doc("cursor")? else {
         return Err(Error::failed_to_parse(
             "The 'cursor' option is required, except for aggregate with the explain argument",
         ));
-    }
+    };
+    let batch_size = Fields::new(cursor_opts, "cursor").non_negative("batchSize")?;
     let_vars(ctx, f.doc("let")?)?;
     let ns = match &target {
         Target::Collection(c) => format!("{}.{c}", ctx.db),
         Target::Database => format!("{}.$cmd.aggregate", ctx.db),
     };
+    let writes = stages.iter().any(|s| matches!(s, Bson::Document(d) if d.contains_key("$out") || d.contains_key("$merge")));
     let docs = run_pipeline(db, ctx, &target, stages, f.bool_or("bypassDocumentValidation", false)?, cmd.get("hint"))?;
-    Ok(cursor_reply(&ns, docs))
+    if writes {
+        return Ok(cursor_reply(&ns, docs));
+    }
+    // What the first batch does not hold stays with an open cursor for `getMore`.
+    let collection = match &target {
+        Target::Collection(c) => c.clone(),
+        Target::Database => "$cmd.aggregate".to_string(),
+    };
+    let cursor = OpenCursor { ns, collection, uuid: None, rest: Rest::Docs(docs.into()), eof_known: false };
+    let dbname = ctx.db.clone();
+    Ok(db.open_cursor(&dbname, cursor, batch_size, false, &mut ctx.batch))
 }
 
 /// Parses and runs a pipeline over its target, performing `$out`/`$merge`; returns the
@@ -105,6 +117,13 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
         Target::Database => (Target::Database, stages.to_vec()),
     };
     let pipeline = Pipeline::parse_with(&all_stages, &let_scope(ctx))?;
+    if matches!(target, Target::Collection(_)) && pipeline.replaces_input() {
+        return Err(crate::aggregate::stages::lookup::documents_needs_no_collection());
+    }
+    // `$merge` checks its `on` fields' unique index before anything runs.
+    if let Some(OutTarget::Merge { spec }) = pipeline.out_target() {
+        super::merge::check_on_fields(db, &super::merge::target(&spec, &ctx.db)?)?;
+    }
     // Errors raised while the pipeline runs carry the server's executor context (naming the
     // namespace the command named, a view's included).
     let context = format!(
@@ -137,7 +156,7 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
             Ok(Vec::new())
         }
         Some(OutTarget::Merge { spec }) => {
-            merge(db, ctx, &spec, output.docs, bypass)?;
+            super::merge::merge(db, ctx, &spec, output.docs, bypass)?;
             Ok(Vec::new())
         }
     }
@@ -198,153 +217,6 @@ fn out(db: &mut Database, ctx: &mut Ctx, coll: &str, docs: Vec<Document>, bypass
     db.insert_collection(&dbname, staged);
     for r in reports {
         db.report(r);
-    }
-    Ok(())
-}
-
-/// The `into` of a `$merge` spec: a collection name or `{ db, coll }`.
-fn merge_into(spec: &Document, default_db: &str) -> Result<(String, String)> {
-    match spec.get("into") {
-        Some(Bson::String(s)) => Ok((default_db.to_string(), s.clone())),
-        Some(Bson::Document(d)) => {
-            let db = d.get_str("db").unwrap_or(default_db).to_string();
-            let coll = d.get_str("coll").map_err(|_| Error::failed_to_parse("$merge 'into' requires 'coll'"))?.to_string();
-            Ok((db, coll))
-        }
-        _ => Err(Error::failed_to_parse("$merge requires 'into'")),
-    }
-}
-
-/// `$merge`: each result is matched to the target on the `on` fields and merged, replaced, kept,
-/// inserted, discarded or rejected as `whenMatched`/`whenNotMatched` say. Not atomic: documents
-/// before a failure stay written.
-fn merge(db: &mut Database, ctx: &mut Ctx, spec: &Document, docs: Vec<Document>, bypass: bool) -> Result<()> {
-    let (dbname, coll) = merge_into(spec, &ctx.db)?;
-    let on: Vec<String> = match spec.get("on") {
-        None => vec!["_id".to_string()],
-        Some(Bson::String(s)) => vec![s.clone()],
-        Some(Bson::Array(a)) => a.iter().filter_map(|v| v.as_str().map(String::from)).collect(),
-        Some(_) => return Err(Error::type_mismatch("$merge 'on' must be a string or an array of strings")),
-    };
-    let when_matched = spec.get("whenMatched").cloned().unwrap_or(Bson::String("merge".into()));
-    let when_not_matched = spec.get("whenNotMatched").and_then(|v| v.as_str()).unwrap_or("insert").to_string();
-    let matched_pipeline = match &when_matched {
-        Bson::Array(stages) => {
-            let mut scope = let_scope(ctx);
-            scope.names.push("new".into());
-            if let Some(Bson::Document(l)) = spec.get("let") {
-                scope.names.extend(l.keys().cloned());
-            }
-            Some(Pipeline::parse_with(stages, &scope)?)
-        }
-        _ => None,
-    };
-    let merge_vars: Vec<(String, Bson)> = match spec.get("let") {
-        Some(Bson::Document(l)) => l.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-        _ => Vec::new(),
-    };
-    db.check_not_view(&dbname, &coll)?;
-    if db.collection(&dbname, &coll).is_none() {
-        db.create_collection(&dbname, &coll, Document::new())?;
-    }
-    let is_id_only = on.len() == 1 && on[0] == "_id";
-    for d in docs {
-        let d = if d.contains_key("_id") { d } else { write::with_id_first(Bson::ObjectId(db.new_object_id()), &d) };
-        let existing = {
-            let Some(c) = db.collection(&dbname, &coll) else { break };
-            if is_id_only {
-                d.get("_id").and_then(|id| c.rid_by_id(id))
-            } else {
-                c.iter()
-                    .find(|(_, r)| {
-                        on.iter().all(|f| match (value::path::get_strict(&r.doc, f), value::path::get_strict(&d, f)) {
-                            (Some(a), Some(b)) => value::equal(a, b),
-                            (None, None) => true,
-                            _ => false,
-                        })
-                    })
-                    .map(|(rid, _)| rid)
-            }
-        };
-        match existing {
-            Some(rid) => {
-                let Some(old) = db.collection(&dbname, &coll).and_then(|c| c.get(rid)).map(|r| r.doc.clone()) else { continue };
-                let new = match &when_matched {
-                    Bson::String(s) if s == "merge" => {
-                        let mut m = old.clone();
-                        for (k, v) in &d {
-                            m.insert(k.clone(), v.clone());
-                        }
-                        m
-                    }
-                    Bson::String(s) if s == "replace" => d.clone(),
-                    Bson::String(s) if s == "keepExisting" => continue,
-                    Bson::String(s) if s == "fail" => {
-                        let mut key = Document::new();
-                        for f in &on {
-                            if let Some(v) = value::path::get_strict(&d, f) {
-                                key.insert(f.clone(), v.clone());
-                            }
-                        }
-                        let mut pattern = Document::new();
-                        for f in &on {
-                            pattern.insert(f.clone(), 1);
-                        }
-                        let ns = format!("{dbname}.{coll}");
-                        let name = if is_id_only { "_id_".to_string() } else { super::super::index::default_name(&pattern) };
-                        return Err(duplicate_key_error(&ns, &name, &pattern, &key));
-                    }
-                    Bson::Array(_) => {
-                        let Some(p) = &matched_pipeline else { continue };
-                        let saved = ctx.env.vars.clone();
-                        ctx.env.vars.insert("new".into(), Bson::Document(d.clone()));
-                        for (k, v) in &merge_vars {
-                            ctx.env.vars.insert(k.clone(), v.clone());
-                        }
-                        let r = {
-                            let catalog = db.catalog(&ctx.db, ctx.env.now);
-                            p.run(vec![old.clone()], &catalog, &ctx.env)
-                        };
-                        ctx.env.vars = saved;
-                        match r?.docs.into_iter().next() {
-                            Some(x) => x,
-                            None => continue,
-                        }
-                    }
-                    _ => return Err(Error::bad_value("Enumeration value for whenMatched is not valid")),
-                };
-                let new = if new.contains_key("_id") { new } else { write::with_id_first(old.get("_id").cloned().unwrap_or(Bson::Null), &new) };
-                validate::check_updated_size(&new)?;
-                if !bypass {
-                    if let Some(c) = db.collection(&dbname, &coll) {
-                        c.check_validator(&new, Some(&old), &ctx.env)?;
-                    }
-                }
-                let size = value::bson_size(&new);
-                let before = value::bson_size(&old);
-                let paths = write::top_level_diff(&old, &new);
-                let id = new.get("_id").cloned().unwrap_or(Bson::Null);
-                if let Some(c) = db.collection_mut(&dbname, &coll) {
-                    c.replace(rid, new)?;
-                }
-                ctx.env.add_written(size as u64);
-                db.report(WriteReport { collection: coll.clone(), id, before_size: Some(before), after_size: Some(size), changed_paths: paths, op: WriteOp::Replace });
-            }
-            None => match when_not_matched.as_str() {
-                "insert" => {
-                    let prepared = write::prepare_insert(db, &d)?;
-                    write::insert_prepared(db, &dbname, &coll, prepared, bypass, &ctx.env)?;
-                }
-                "discard" => {}
-                "fail" => {
-                    return Err(Error::code(
-                        13113,
-                        "$merge could not find a matching document in the target collection for at least one document in the source collection",
-                    ))
-                }
-                other => return Err(Error::bad_value(format!("Enumeration value '{other}' for field 'whenNotMatched' is not a valid value."))),
-            },
-        }
     }
     Ok(())
 }

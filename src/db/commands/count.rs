@@ -17,7 +17,12 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     Ok(reply)
 }
 
+/// The fields of `count` (count_command.idl) besides the generic command arguments.
+const COUNT_FIELDS: &[&str] =
+    &["count", "query", "limit", "skip", "hint", "collation", "readConcern", "fields", "encryptionInformation", "mirrored", "sampleId", "querySettings"];
+
 pub(crate) fn count(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> Result<u64> {
+    args::check_known_fields(cmd, "count", COUNT_FIELDS)?;
     let f = Fields::new(cmd, "count");
     let empty = Document::new();
     let query = f.doc("query")?.unwrap_or(&empty);

@@ -31,6 +31,9 @@ pub(crate) fn distinct(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> 
     if key.is_empty() {
         return Err(Error::new(ErrorKind::Location(40352), "FieldPath cannot be constructed with empty string"));
     }
+    if key.contains('\0') {
+        return Err(Error::code(31032, "Key field cannot contain an embedded null byte"));
+    }
     let empty = Document::new();
     let query = f.doc("query")?.unwrap_or(&empty);
     let filter = Filter::parse(query, &ctx.env)?.with_hint(cmd.get("hint"));

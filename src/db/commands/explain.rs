@@ -122,9 +122,9 @@ fn execution_stats(db: &Database, ctx: &Ctx, inner: &Document, winning: &Documen
     let env = crate::env::Env::new(ctx.env.now);
     let (dispatched, cost) = dispatch(&mut copy, &cmd, env).map_err(|(e, _)| e)?;
     let reply = &dispatched.reply;
-    let batch_len = dispatched.batch.as_ref().map(|b| b.rids.len());
-    let n_returned: i64 = match reply.get_document("cursor").ok().and_then(|c| c.get_array("firstBatch").ok()) {
-        Some(b) => batch_len.unwrap_or(b.len()) as i64,
+    // A cursor's results are all counted when the command runs, its first batch or not.
+    let n_returned: i64 = match reply.get_document("cursor").ok() {
+        Some(_) => cost.docs_returned as i64,
         None => match reply.get("n") {
             Some(Bson::Int32(n)) => *n as i64,
             Some(Bson::Int64(n)) => *n,

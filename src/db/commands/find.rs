@@ -1,5 +1,6 @@
-//! `find`: `{ find: "c", filter, projection, sort, skip, limit, singleBatch, let, .. }` ->
-//! `{ cursor: { firstBatch, id: 0, ns } }`. Every result goes in the first batch.
+//! `find`: `{ find: "c", filter, projection, sort, skip, limit, batchSize, singleBatch, let, .. }`
+//! -> `{ cursor: { firstBatch, id, ns } }`. The results are computed once; what the first batch
+//! does not hold stays with an open cursor for `getMore` (`db::cursors`).
 
 use bson::{doc, Bson, Document};
 
@@ -9,20 +10,34 @@ use super::super::args::{self, Fields};
 use super::super::exec::{self, Filter, Sort};
 use crate::query::projection::Projection;
 use super::super::Database;
-use super::{cursor_reply, let_vars, Batch, Ctx};
+use super::super::cursors::{OpenCursor, Rest};
+use super::{let_vars, Ctx};
 
 pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
     let coll = args::collection_name(cmd, &ctx.db)?;
     let ns = format!("{}.{coll}", ctx.db);
-    match find_results(db, ctx, &coll, cmd)? {
-        Found::Docs(docs) => Ok(cursor_reply(&ns, docs)),
-        Found::Stored(rids) => {
-            // Unchanged stored documents: the reply's firstBatch is filled from the collection
-            // when the reply is written (see `Batch`), not copied here.
-            ctx.batch = Some(Batch { collection: coll, rids });
-            Ok(cursor_reply(&ns, Vec::new()))
+    let f = Fields::new(cmd, "find");
+    let batch_size = f.non_negative("batchSize")?;
+    let single_batch = f.bool("singleBatch")?.unwrap_or(false);
+    let limit = f.non_negative("limit")?.unwrap_or(0);
+    let (rest, n) = match find_results(db, ctx, &coll, cmd)? {
+        Found::Docs(docs) => {
+            let n = docs.len();
+            (Rest::Docs(docs.into()), n)
         }
-    }
+        // Unchanged stored documents: a batch is filled from the collection when the reply is
+        // written (see `Batch`), not copied here.
+        Found::Stored(rids) => {
+            let n = rids.len();
+            (Rest::Stored(rids.into()), n)
+        }
+    };
+    let uuid = db.collection(&ctx.db, &coll).map(|c| c.uuid);
+    // A plan with a limit knows it is exhausted once the limit is reached.
+    let eof_known = limit > 0 && n as i64 >= limit;
+    let cursor = OpenCursor { ns, collection: coll, uuid, rest, eof_known };
+    let dbname = ctx.db.clone();
+    Ok(db.open_cursor(&dbname, cursor, batch_size, single_batch, &mut ctx.batch))
 }
 
 /// What a find returns: documents it built (projected, or from a view), or stored records
@@ -41,8 +56,6 @@ fn find_results(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document) -> Res
     let sort = Sort::parse(f.doc("sort")?)?;
     let skip = f.non_negative("skip")?.unwrap_or(0) as u64;
     let limit = f.non_negative("limit")?.unwrap_or(0) as u64;
-    let _ = f.bool("singleBatch")?;
-    let _ = f.non_negative("batchSize")?;
     let_vars(ctx, f.doc("let")?)?;
     // Errors raised while the plan runs carry the server's executor context.
     let filter = Filter::parse(filter_doc, &ctx.env)?

@@ -59,6 +59,11 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         Some(p) if !p.is_empty() => Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?),
         _ => None,
     };
+    // The query may no longer match the updated document: a positional projection cannot
+    // return it (the server refuses this when it plans the projection).
+    if new && !remove && projection.as_ref().is_some_and(|p| p.has_positional()) {
+        return Err(Error::bad_value("cannot use a positional projection and return the new document"));
+    }
     // A positional projection (`a.$`) takes the array position the query matches in the
     // returned document.
     let project = |d: &Document, ctx: &Ctx| -> Result<Document> {

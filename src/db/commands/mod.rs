@@ -12,6 +12,7 @@ mod find;
 mod find_and_modify;
 mod indexes;
 mod insert;
+mod merge;
 mod preview;
 mod server;
 pub(crate) mod stats;
@@ -43,6 +44,8 @@ pub(crate) struct Ctx {
 pub(crate) struct Batch {
     pub collection: String,
     pub rids: Vec<u64>,
+    /// The reply's field under `cursor`: `firstBatch`, or `nextBatch` for `getMore`.
+    pub field: &'static str,
 }
 
 /// What a command returned: the reply (without `ok`) and, for finds, its first batch by record.
@@ -91,6 +94,7 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("killCursors", server::kill_cursors),
     ("endSessions", server::ping),
     ("connectionStatus", server::connection_status),
+    ("serverStatus", server::server_status),
     ("ppPreviewUpdate", preview::run),
 ];
 

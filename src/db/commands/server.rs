@@ -1,9 +1,9 @@
-//! Server-level commands: `ping`, `buildInfo`, `hello`/`isMaster`, `getMore`, `killCursors`,
-//! `connectionStatus`.
+//! Server-level commands: `ping`, `buildInfo`, `hello`/`isMaster`, `serverStatus`, `getMore`,
+//! `killCursors`, `connectionStatus`.
 
 use bson::{doc, Bson, Document};
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 
 use super::super::args::{self, Fields};
 use super::super::validate::MAX_USER_SIZE;
@@ -60,28 +60,61 @@ pub(super) fn is_master(_db: &mut Database, ctx: &mut Ctx, _cmd: &Document) -> R
     Ok(hello_fields(ctx, "ismaster"))
 }
 
-/// Every result goes in the first batch, so no cursor ever stays open.
-pub(super) fn get_more(_db: &mut Database, _ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+/// `getMore`: the next batch of an open cursor (`db::cursors`).
+pub(super) fn get_more(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
     let id = match cmd.get("getMore") {
         Some(Bson::Int64(i)) => *i,
         Some(other) => return Err(args::wrong_type("getMore", other, "long")),
         None => return Err(args::missing("getMore")),
     };
     let f = Fields::new(cmd, "getMore");
-    if f.string("collection")?.is_none() {
+    let Some(collection) = f.string("collection")? else {
         return Err(args::missing("getMore.collection"));
-    }
-    Err(Error::new(ErrorKind::CursorNotFound, format!("cursor id {id} not found")))
+    };
+    let batch_size = f.non_negative("batchSize")?;
+    let dbname = ctx.db.clone();
+    db.get_more(&dbname, id, collection, batch_size, &mut ctx.batch)
 }
 
-pub(super) fn kill_cursors(_db: &mut Database, _ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+/// `killCursors`: closes open cursors of the named collection.
+pub(super) fn kill_cursors(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
     let f = Fields::new(cmd, "killCursors");
-    let ids = f.required_array("cursors")?.clone();
+    let coll = match cmd.get("killCursors") {
+        Some(Bson::String(s)) => s.clone(),
+        Some(other) => return Err(args::wrong_type("killCursors", other, "string")),
+        None => return Err(args::missing("killCursors")),
+    };
+    let mut ids = Vec::new();
+    for (i, v) in f.required_array("cursors")?.iter().enumerate() {
+        match v {
+            Bson::Int64(n) => ids.push(*n),
+            other => return Err(args::wrong_type(&format!("killCursors.cursors.{i}"), other, "long")),
+        }
+    }
+    let (killed, not_found) = db.kill_cursors(&format!("{}.{coll}", ctx.db), &ids);
+    let longs = |v: Vec<i64>| v.into_iter().map(Bson::Int64).collect::<Vec<_>>();
     Ok(doc! {
-        "cursorsKilled": Vec::<Bson>::new(),
-        "cursorsNotFound": ids,
+        "cursorsKilled": longs(killed),
+        "cursorsNotFound": longs(not_found),
         "cursorsAlive": Vec::<Bson>::new(),
         "cursorsUnknown": Vec::<Bson>::new(),
+    })
+}
+
+/// `serverStatus`: what a standalone 8.0 reports of itself, for the sections that mean
+/// something here (host, version, uptime, connections, storage engine).
+pub(super) fn server_status(_db: &mut Database, ctx: &mut Ctx, _cmd: &Document) -> Result<Document> {
+    Ok(doc! {
+        "host": "playground",
+        "version": VERSION,
+        "process": "mongod",
+        "pid": 1i64,
+        "uptime": 0.0,
+        "uptimeMillis": 0i64,
+        "uptimeEstimate": 0i64,
+        "localTime": Bson::DateTime(ctx.env.now),
+        "connections": {"current": 1, "available": 0, "totalCreated": 1, "active": 1},
+        "storageEngine": {"name": "inMemory", "supportsCommittedReads": true, "persistent": false, "backupCursorOpen": false},
     })
 }
 
