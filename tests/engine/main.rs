@@ -6,6 +6,7 @@ mod bson_corpus;
 mod conformance;
 mod crud;
 mod expr;
+mod import;
 mod indexes;
 mod props;
 mod query;
