@@ -28,6 +28,7 @@ pub mod expr;
 pub mod import;
 pub mod lesson;
 pub mod query;
+pub mod schema;
 pub mod update;
 pub mod value;
 

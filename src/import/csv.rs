@@ -520,7 +520,7 @@ fn go_layout_to_strftime(layout: &str) -> Option<(String, bool)> {
         // Fractional seconds: `.000`, `.999`, `,000`.
         if rest.starts_with(['.', ',']) {
             let digits = rest[1..].bytes().take_while(|c| *c == b'0' || *c == b'9').count();
-            if digits > 0 && out.ends_with("%S") || digits > 0 && out.ends_with("%-S") {
+            if digits > 0 && (out.ends_with("%S") || out.ends_with("%-S")) {
                 out.push_str("%.f");
                 i += 1 + digits;
                 continue;

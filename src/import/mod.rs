@@ -485,3 +485,64 @@ pub fn import_dump(db: &mut Database, default_db: &str, files: &[DumpFile<'_>], 
     }
     reports
 }
+
+/// The options of [`import_request`] (JSON, camelCase), as the bindings and the Node runner give
+/// them.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RequestOptions {
+    /// Default true.
+    pub stop_on_error: Option<bool>,
+    pub batch_size: Option<usize>,
+    pub columns_have_types: Option<bool>,
+    /// `autoCast`, `skipField`, `skipRow`, `stop` (the default).
+    pub parse_grace: Option<String>,
+    pub ignore_blanks: bool,
+    /// The `.metadata.json` text of a `.bson` file, and its file name.
+    pub metadata: Option<String>,
+    pub metadata_file: Option<String>,
+}
+
+/// One import as the bindings ask for it: `format` by name (empty: from the file name),
+/// `options` a JSON object ([`RequestOptions`], empty text for the defaults). Bad options are
+/// reported in the report, never a panic.
+pub fn import_request(db: &mut Database, file: &str, bytes: &[u8], format: &str, db_name: &str, collection: &str, options: &str) -> Report {
+    let fail = |message: String| Report {
+        file: file.to_string(),
+        db: db_name.to_string(),
+        collection: collection.to_string(),
+        failed: 0,
+        errors: vec![ImportError { file: file.to_string(), line: None, offset: None, message }],
+        stopped: true,
+        ..Report::default()
+    };
+    let req: RequestOptions = if options.trim().is_empty() {
+        RequestOptions::default()
+    } else {
+        match serde_json::from_str(options) {
+            Ok(o) => o,
+            Err(e) => return fail(format!("invalid import options: {e}")),
+        }
+    };
+    let format = if format.is_empty() { Format::from_file_name(file) } else { Format::parse(format) };
+    let Some(format) = format else {
+        return fail("unknown format: give one of json, jsonl, jsonArray, bson, csv, tsv (or a file name ending so)".into());
+    };
+    let collection = if collection.is_empty() { collection_name_for(file) } else { collection.to_string() };
+    let db_name = if db_name.is_empty() { crate::db::DEFAULT_DB } else { db_name };
+    let mut opts = Options::new(format);
+    opts.stop_on_error = req.stop_on_error.unwrap_or(true);
+    opts.batch_size = req.batch_size.unwrap_or(DEFAULT_BATCH).clamp(1, 100_000);
+    opts.csv.columns_have_types = req.columns_have_types;
+    opts.csv.ignore_blanks = req.ignore_blanks;
+    opts.csv.parse_grace = match req.parse_grace.as_deref() {
+        None | Some("stop") => ParseGrace::Stop,
+        Some("autoCast") => ParseGrace::AutoCast,
+        Some("skipField") => ParseGrace::SkipField,
+        Some("skipRow") => ParseGrace::SkipRow,
+        Some(other) => return fail(format!("invalid parse grace: {other}")),
+    };
+    let meta_name = req.metadata_file.clone().unwrap_or_else(|| format!("{collection}.metadata.json"));
+    let meta = req.metadata.as_deref().map(|m| (meta_name.as_str(), m.as_bytes()));
+    import_with_metadata(db, db_name, &collection, file, bytes, meta, &opts)
+}

@@ -10,4 +10,5 @@ mod import;
 mod indexes;
 mod props;
 mod query;
+mod schema;
 mod update;

@@ -13,6 +13,7 @@ mod find_and_modify;
 mod indexes;
 mod insert;
 mod preview;
+mod schema;
 mod server;
 pub(crate) mod stats;
 mod update;
@@ -90,6 +91,7 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("endSessions", server::ping),
     ("connectionStatus", server::connection_status),
     ("ppPreviewUpdate", preview::run),
+    ("ppAnalyzeSchema", schema::run),
 ];
 
 /// Runs one command; returns the reply (or error) with the operation's cost.
