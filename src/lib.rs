@@ -17,6 +17,7 @@
 //! assert_eq!(value::bson_size(&doc! {}), 5);
 //! ```
 
+pub mod advisor;
 pub mod aggregate;
 #[cfg(feature = "wasm")]
 pub mod bindings;

@@ -1,6 +1,7 @@
 //! The one integration-test binary: data-driven `check(input, expected)` cases per area,
 //! the conformance runner over `../shared/conformance`, and property tests.
 
+mod advisor;
 mod aggregate;
 mod bson_corpus;
 mod conformance;

@@ -2,6 +2,7 @@
 //! decides `no such command`. Each handler returns the reply without `ok`; the dispatcher adds
 //! `ok: 1` or turns the error into `{ ok: 0, errmsg, code, codeName }`.
 
+mod advise;
 mod aggregate;
 mod collections;
 mod count;
@@ -92,6 +93,7 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("connectionStatus", server::connection_status),
     ("ppPreviewUpdate", preview::run),
     ("ppAnalyzeSchema", schema::run),
+    ("ppAdvise", advise::run),
 ];
 
 /// Runs one command; returns the reply (or error) with the operation's cost.
