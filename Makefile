@@ -42,7 +42,7 @@ build/runtime.js: $(wildcard www/runtime/*.js) tools/build-runtime.mjs tools/bso
 
 # make script FILE="a.js b.js" [TIMEOUT=ms]: mongosh scripts run headless (tools/run-script.mjs)
 script: build/engine/engine_bg.wasm build/runtime.js
-	@node tools/run-script.mjs $(if $(TIMEOUT),--timeout=$(TIMEOUT)) $(FILE)
+	@node tools/run-script.mjs $(if $(TIMEOUT),--timeout=$(TIMEOUT)) $(foreach d,$(DATA),--data=$(d)) $(FILE)
 
 test-runtime: build/engine/engine_bg.wasm build/runtime.js
 	node --test tests/runtime/

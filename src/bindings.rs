@@ -75,6 +75,18 @@ impl Engine {
         }
     }
 
+    /// Imports one file (`mongoexport` JSON, a `mongodump` `.bson`, CSV or TSV) into
+    /// `db.collection` with the engine's importer (`crate::import`): `format` is `json`,
+    /// `jsonl`, `jsonArray`, `bson`, `csv` or `tsv` (empty: from the file name), `db` and
+    /// `collection` may be empty (`test`, the file's name), `options` is JSON text
+    /// (`{ stopOnError, batchSize, columnsHaveTypes, parseGrace, ignoreBlanks, metadata }`).
+    /// Returns `{ file, db, collection, read, inserted, failed, indexes, errors: [{ file, line,
+    /// offset, message }], stopped }`.
+    #[wasm_bindgen(js_name = importData)]
+    pub fn import_data(&mut self, file: &str, bytes: &[u8], format: &str, db: &str, collection: &str, options: &str) -> JsValue {
+        to_js(&crate::import::import_request(&mut self.db, file, bytes, format, db, collection, options))
+    }
+
     /// The cost counters of the last command:
     /// `{ docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten }`.
     #[wasm_bindgen(js_name = lastCost)]

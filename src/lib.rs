@@ -48,15 +48,19 @@
 //! storage and indexes and back is told in ARCHITECTURE.md; what must stay true (the
 //! invariants) is checked by `tests/engine/invariants.rs`.
 
+pub mod advisor;
 pub mod aggregate;
 #[cfg(feature = "wasm")]
 pub mod bindings;
 pub mod db;
 pub mod env;
 pub mod error;
+pub mod export;
 pub mod expr;
+pub mod import;
 pub mod lesson;
 pub mod query;
+pub mod schema;
 pub mod update;
 pub mod value;
 

@@ -6,8 +6,18 @@
 // its own top-level scope. On an uncaught error the runner prints it as mongosh does
 // (`MongoServerError: E11000 ...`), then where it happened, and exits 1.
 //
-// Usage: node tools/run-script.mjs [--timeout=MS] [--json] file.js...
+// With DATA (`make script DATA="orders.json dump/shop" FILE="check.js"`) the files and folders
+// are imported first, with the engine's importer (src/import, `Engine.importData`), into the
+// playground's one database (`test`): a file goes to the collection named after it without its
+// extension (.json/.jsonl/.ndjson, .bson with its .metadata.json beside it, .csv, .tsv); a dump
+// folder holding <coll>.bson files gives its collections; a folder of such folders (mongodump's
+// dump/) gives every database's collections (two databases with a collection of the same name
+// are refused). A line per collection goes to stderr; an import error stops the run (exit 1)
+// before any script runs.
+//
+// Usage: node tools/run-script.mjs [--timeout=MS] [--json] [--data=PATH]... file.js...
 //   --timeout=MS  per-file time limit on the synchronous run (default: none)
+//   --data=PATH   a file or dump folder to import first (repeatable)
 //   --json        print one JSON report per file ({ file, output, error, cost, writes }) instead
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,13 +43,91 @@ export function createShellContext({ buildDir = path.join(root, 'build'), onOutp
   context.__hooks = { locateSyntaxError, onOutput: onOutput ?? (() => {}) };
   vm.runInContext(
     `wasm_bindgen.initSync({ module: __wasm });
-     globalThis.__session = PatternRuntime.createSession(new wasm_bindgen.Engine(), __hooks);
+     globalThis.__engine = new wasm_bindgen.Engine();
+     globalThis.__session = PatternRuntime.createSession(__engine, __hooks);
      __session.install(globalThis);
      delete globalThis.__wasm; delete globalThis.__hooks;`,
     context,
     { filename: 'boot.js' },
   );
-  return { context, session: context.__session };
+  const engine = context.__engine;
+  vm.runInContext('delete globalThis.__engine;', context);
+  return { context, session: context.__session, engine };
+}
+
+/** The imports one DATA path stands for: [{ file, bytes, db, collection, metadata }], all into
+ * the playground's one database `test`. A dump folder's <coll>.bson files (with their
+ * .metadata.json) give its collections; a folder of such folders, every database's; system.*,
+ * admin, config, local, oplog.bson are skipped as mongorestore skips them. */
+export function dataImports(target) {
+  const stat = fs.statSync(target);
+  if (!stat.isDirectory()) {
+    return [importOfFile(target, 'test')];
+  }
+  const entries = fs.readdirSync(target, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  const own = entries.filter((e) => e.isFile() && (e.name.endsWith('.bson') || e.name.endsWith('.metadata.json')));
+  if (own.length > 0) return dumpDatabase(target);
+  const imports = entries
+    .filter((e) => e.isDirectory() && !['admin', 'config', 'local'].includes(e.name))
+    .flatMap((e) => dumpDatabase(path.join(target, e.name)));
+  const seen = new Map();
+  for (const imp of imports) {
+    const other = seen.get(imp.collection);
+    if (other) throw new Error(`${imp.file} and ${other} would both be collection "${imp.collection}" of the playground's one database`);
+    seen.set(imp.collection, imp.file);
+  }
+  return imports;
+}
+
+function importOfFile(file, db) {
+  const base = path.basename(file);
+  let metadata;
+  if (base.endsWith('.bson')) {
+    const meta = file.slice(0, -'.bson'.length) + '.metadata.json';
+    if (fs.existsSync(meta)) metadata = { file: meta, text: fs.readFileSync(meta, 'utf8') };
+  }
+  return { file, bytes: fs.readFileSync(file), db, collection: '', metadata };
+}
+
+function dumpDatabase(dir) {
+  const db = 'test';
+  const names = fs.readdirSync(dir).sort();
+  const collections = new Set();
+  for (const n of names) {
+    const m = /^(.*)\.(bson|metadata\.json)$/.exec(n);
+    if (m && !m[1].startsWith('system.') && m[1] !== 'oplog') collections.add(m[1]);
+  }
+  return [...collections].map((coll) => {
+    const bson = path.join(dir, `${coll}.bson`);
+    const meta = path.join(dir, `${coll}.metadata.json`);
+    const metadata = fs.existsSync(meta) ? { file: meta, text: fs.readFileSync(meta, 'utf8') } : undefined;
+    const hasData = fs.existsSync(bson);
+    return { file: hasData ? bson : meta, bytes: hasData ? fs.readFileSync(bson) : new Uint8Array(0), db, collection: coll, metadata, format: 'bson' };
+  });
+}
+
+/** Imports one DATA path into the engine; resolves to the engine's reports (one per collection). */
+export function importData(engine, target, options = {}) {
+  return dataImports(target).map((imp) => {
+    const opts = { ...options };
+    if (imp.metadata) {
+      opts.metadata = imp.metadata.text;
+      opts.metadataFile = imp.metadata.file;
+    }
+    return engine.importData(imp.file, imp.bytes, imp.format ?? '', imp.db, imp.collection, JSON.stringify(opts));
+  });
+}
+
+/** mongoimport's closing words for one report, with the first errors. */
+export function formatImport(report) {
+  let text = `${report.file} -> ${report.db}.${report.collection}: ${report.inserted} document(s) imported successfully. ${report.failed} document(s) failed to import.`;
+  if (report.indexes) text += ` ${report.indexes} index(es) created.`;
+  for (const e of report.errors.slice(0, 5)) {
+    const where = e.line != null ? `:${e.line}` : e.offset != null ? `: at byte ${e.offset}` : '';
+    text += `\n  ${e.file}${where}: ${e.message}`;
+  }
+  if (report.errors.length > 5) text += `\n  ... ${report.errors.length - 5} more`;
+  return text;
 }
 
 /** Where V8 puts a syntax error of `source` (compiled as `filename`): { line, column }. */
@@ -93,19 +181,34 @@ async function main(argv) {
   let timeout = 0;
   let json = false;
   const files = [];
+  const data = [];
   for (const arg of argv) {
     if (arg.startsWith('--timeout=')) timeout = Number(arg.slice('--timeout='.length));
+    else if (arg.startsWith('--data=')) data.push(arg.slice('--data='.length));
     else if (arg === '--json') json = true;
     else if (arg.trim() !== '') files.push(arg);
   }
   if (files.length === 0) {
-    process.stderr.write('usage: make script FILE="a.js b.js"  (node tools/run-script.mjs [--timeout=MS] [--json] file.js...)\n');
+    process.stderr.write('usage: make script [DATA="orders.json dump/shop"] FILE="a.js b.js"  (node tools/run-script.mjs [--timeout=MS] [--json] [--data=PATH]... file.js...)\n');
     return 2;
   }
   const out = (stream, text) => {
     if (!json) process.stdout.write(`${text}\n`);
   };
-  const { context } = createShellContext({ onOutput: out });
+  const { context, engine } = createShellContext({ onOutput: out });
+  for (const target of data.filter((d) => d.trim() !== '')) {
+    let reports;
+    try {
+      reports = importData(engine, target);
+    } catch (e) {
+      process.stderr.write(`${target}: ${e.message}\n`);
+      return 1;
+    }
+    for (const r of reports) {
+      process.stderr.write(`${formatImport(r)}\n`);
+      if (r.stopped) return 1;
+    }
+  }
   for (const file of files) {
     const code = fs.readFileSync(file, 'utf8');
     const name = path.basename(file);

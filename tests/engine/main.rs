@@ -1,16 +1,19 @@
 //! The one integration-test binary: data-driven `check(input, expected)` cases per area,
 //! the conformance runner over `../shared/conformance`, and property tests.
 
+mod advisor;
 mod aggregate;
 mod bson_corpus;
 mod conformance;
 mod crud;
 mod cursors;
 mod expr;
+mod import;
 mod merge;
 mod indexes;
 mod invariants;
 mod props;
 mod query;
+mod schema;
 mod update;
 mod validation;

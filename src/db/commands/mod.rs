@@ -2,6 +2,7 @@
 //! decides `no such command`. Each handler returns the reply without `ok`; the dispatcher adds
 //! `ok: 1` or turns the error into `{ ok: 0, errmsg, code, codeName }`.
 
+mod advise;
 mod aggregate;
 mod collections;
 mod count;
@@ -14,6 +15,7 @@ mod indexes;
 mod insert;
 mod merge;
 mod preview;
+mod schema;
 mod server;
 pub(crate) mod stats;
 mod update;
@@ -96,6 +98,8 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("connectionStatus", server::connection_status),
     ("serverStatus", server::server_status),
     ("ppPreviewUpdate", preview::run),
+    ("ppAnalyzeSchema", schema::run),
+    ("ppAdvise", advise::run),
 ];
 
 /// Runs one command; returns the reply (or error) with the operation's cost.

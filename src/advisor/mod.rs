@@ -1,0 +1,311 @@
+//! The anti-pattern advisor's detectors (engine side; the findings view comes later): MongoDB's
+//! documented schema anti-patterns found in a collection's data, indexes and the session's
+//! queries, each finding with its evidence.
+//!
+//! - `largeArray`: an array path whose longest array has at least `arrayLength` elements
+//!   (default [`DEFAULT_ARRAY_LENGTH`]): unbounded arrays grow documents and their index keys.
+//! - `bloatedDocument`: a document of at least `documentBytes` (default 8 MiB, half the 16 MiB
+//!   limit), or at least `medianFactor` (default 10) times the median size and over 16 KiB.
+//! - `redundantIndex`: an index whose key is a prefix of another index's key, same directions,
+//!   with no options of its own (unique, sparse, partial, collation, TTL, hidden).
+//! - `unusedIndex`: given the session's queries, an index (not `_id_`) that no query's plan uses.
+//! - `caseInsensitiveRegex`: a query with a `/.../i` regex (or `$options: "i"`) on a field: no
+//!   ordinary index serves it (the scan reads every key); a case-insensitive collation index
+//!   (strength 1 or 2) does, when the query uses that collation.
+//!
+//! Engine-specific command: `{ ppAdvise: "c", queries: [{ filter, sort }], arrayLength,
+//! documentBytes, medianFactor }` -> `{ collection, findings: [{ kind, message, pattern?,
+//! lesson?, evidence }] }`.
+
+use std::collections::BTreeMap;
+
+use bson::{doc, Bson, Document};
+
+use crate::db::Collection;
+
+pub const DEFAULT_ARRAY_LENGTH: usize = 1000;
+pub const DEFAULT_DOCUMENT_BYTES: usize = 8 * 1024 * 1024;
+pub const DEFAULT_MEDIAN_FACTOR: f64 = 10.0;
+/// Documents smaller than this are never "bloated" relative to the median.
+pub const MIN_BLOATED_BYTES: usize = 16 * 1024;
+/// Evidence lists at most this many documents.
+const MAX_EVIDENCE: usize = 10;
+
+/// The thresholds.
+#[derive(Debug, Clone)]
+pub struct Thresholds {
+    pub array_length: usize,
+    pub document_bytes: usize,
+    pub median_factor: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Thresholds {
+        Thresholds { array_length: DEFAULT_ARRAY_LENGTH, document_bytes: DEFAULT_DOCUMENT_BYTES, median_factor: DEFAULT_MEDIAN_FACTOR }
+    }
+}
+
+/// One query of the session, with the index its plan uses (by name; `None` for a collection scan).
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub filter: Document,
+    pub sort: Option<Document>,
+    pub index_used: Option<String>,
+}
+
+fn number(n: u64) -> Bson {
+    match i32::try_from(n) {
+        Ok(i) => Bson::Int32(i),
+        Err(_) => Bson::Int64(n as i64),
+    }
+}
+
+fn finding(kind: &str, message: String, pattern: Option<&str>, evidence: Document) -> Document {
+    let mut f = doc! {"kind": kind, "message": message};
+    if let Some(p) = pattern {
+        f.insert("pattern", p);
+        f.insert("lesson", p);
+    }
+    f.insert("evidence", evidence);
+    f
+}
+
+/// Every finding for `c` (arrays and document sizes over the whole collection, one pass).
+pub fn advise(c: &Collection, queries: &[Query], t: &Thresholds) -> Vec<Document> {
+    let mut findings = Vec::new();
+    large_arrays(c, t, &mut findings);
+    bloated_documents(c, t, &mut findings);
+    redundant_indexes(c, &mut findings);
+    if !queries.is_empty() {
+        unused_indexes(c, queries, &mut findings);
+    }
+    case_insensitive_regexes(c, queries, &mut findings);
+    findings
+}
+
+/// Per array path: the longest array, the documents holding one of at least the threshold.
+struct ArrayStats {
+    max: usize,
+    max_id: Option<Bson>,
+    over: u64,
+    examples: Vec<Bson>,
+}
+
+fn walk_arrays(prefix: &str, d: &Document, id: &Bson, t: &Thresholds, stats: &mut BTreeMap<String, ArrayStats>, seen: &mut Vec<String>) {
+    for (k, v) in d {
+        let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        match v {
+            Bson::Document(sub) => walk_arrays(&path, sub, id, t, stats, seen),
+            Bson::Array(items) => {
+                let s = stats.entry(path.clone()).or_insert(ArrayStats { max: 0, max_id: None, over: 0, examples: Vec::new() });
+                if s.max_id.is_none() || items.len() > s.max {
+                    s.max = items.len();
+                    s.max_id = Some(id.clone());
+                }
+                if items.len() >= t.array_length && !seen.contains(&path) {
+                    seen.push(path.clone());
+                    s.over += 1;
+                    if s.examples.len() < MAX_EVIDENCE {
+                        s.examples.push(id.clone());
+                    }
+                }
+                for item in items {
+                    if let Bson::Document(sub) = item {
+                        walk_arrays(&path, sub, id, t, stats, seen);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn large_arrays(c: &Collection, t: &Thresholds, out: &mut Vec<Document>) {
+    let mut stats: BTreeMap<String, ArrayStats> = BTreeMap::new();
+    let mut seen = Vec::new();
+    for (_, rec) in c.iter() {
+        let id = rec.doc.get("_id").cloned().unwrap_or(Bson::Null);
+        seen.clear();
+        walk_arrays("", &rec.doc, &id, t, &mut stats, &mut seen);
+    }
+    for (path, s) in stats {
+        if s.over == 0 {
+            continue;
+        }
+        out.push(finding(
+            "largeArray",
+            format!(
+                "{} document(s) hold an array '{path}' of {} or more elements (the longest has {}): an unbounded array makes documents and index keys grow without limit",
+                s.over, t.array_length, s.max
+            ),
+            Some("subset"),
+            doc! {"path": path, "maxLength": number(s.max as u64), "maxLengthId": s.max_id.unwrap_or(Bson::Null), "documents": number(s.over), "ids": s.examples, "threshold": number(t.array_length as u64)},
+        ));
+    }
+}
+
+fn bloated_documents(c: &Collection, t: &Thresholds, out: &mut Vec<Document>) {
+    if c.is_empty() {
+        return;
+    }
+    let mut sizes: Vec<usize> = c.iter().map(|(_, r)| r.size).collect();
+    let mid = sizes.len() / 2;
+    let median = if sizes.len() % 2 == 1 {
+        *sizes.select_nth_unstable(mid).1 as f64
+    } else {
+        let hi = *sizes.select_nth_unstable(mid).1 as f64;
+        let lo = sizes[..mid].iter().copied().max().unwrap_or(0) as f64;
+        (lo + hi) / 2.0
+    };
+    let relative = (median * t.median_factor).max(MIN_BLOATED_BYTES as f64);
+    let mut near_limit = Vec::new();
+    let mut above_median = Vec::new();
+    let (mut n_limit, mut n_median) = (0u64, 0u64);
+    for (_, rec) in c.iter() {
+        let id = rec.doc.get("_id").cloned().unwrap_or(Bson::Null);
+        let entry = || Bson::Document(doc! {"_id": id.clone(), "bytes": number(rec.size as u64)});
+        if rec.size >= t.document_bytes {
+            n_limit += 1;
+            if near_limit.len() < MAX_EVIDENCE {
+                near_limit.push(entry());
+            }
+        } else if rec.size as f64 >= relative {
+            n_median += 1;
+            if above_median.len() < MAX_EVIDENCE {
+                above_median.push(entry());
+            }
+        }
+    }
+    if n_limit > 0 {
+        out.push(finding(
+            "bloatedDocument",
+            format!("{n_limit} document(s) of {} bytes or more, near the 16 MiB document limit", t.document_bytes),
+            Some("subset"),
+            doc! {"documents": number(n_limit), "examples": near_limit, "threshold": number(t.document_bytes as u64), "medianBytes": median, "limit": 16 * 1024 * 1024},
+        ));
+    }
+    if n_median > 0 {
+        out.push(finding(
+            "bloatedDocument",
+            format!("{n_median} document(s) at least {} times the median document size ({median} bytes)", t.median_factor),
+            Some("outlier"),
+            doc! {"documents": number(n_median), "examples": above_median, "medianBytes": median, "factor": t.median_factor},
+        ));
+    }
+}
+
+/// Options that make an index more than its key (it is not redundant with a longer one).
+const OWN_OPTIONS: &[&str] = &["unique", "sparse", "partialFilterExpression", "collation", "expireAfterSeconds", "hidden", "weights", "2dsphereIndexVersion"];
+
+fn redundant_indexes(c: &Collection, out: &mut Vec<Document>) {
+    for a in &c.indexes {
+        if a.is_id() || OWN_OPTIONS.iter().any(|o| a.spec.contains_key(*o)) {
+            continue;
+        }
+        let covering = c.indexes.iter().find(|b| {
+            b.name != a.name
+                && b.key.len() > a.key.len()
+                && a.key.iter().zip(b.key.iter()).all(|((ka, va), (kb, vb))| ka == kb && crate::value::equal(va, vb))
+                && !b.spec.contains_key("partialFilterExpression")
+                && !b.spec.contains_key("sparse")
+        });
+        if let Some(b) = covering {
+            out.push(finding(
+                "redundantIndex",
+                format!("index '{}' is a prefix of index '{}', which serves every query it serves: drop it to save its memory and its cost on every write", a.name, b.name),
+                None,
+                doc! {"index": a.name.clone(), "key": a.key.clone(), "coveredBy": b.name.clone(), "coveredByKey": b.key.clone()},
+            ));
+        }
+    }
+}
+
+fn unused_indexes(c: &Collection, queries: &[Query], out: &mut Vec<Document>) {
+    for ix in &c.indexes {
+        if ix.is_id() {
+            continue;
+        }
+        if queries.iter().any(|q| q.index_used.as_deref() == Some(ix.name.as_str())) {
+            continue;
+        }
+        out.push(finding(
+            "unusedIndex",
+            format!("index '{}' was used by none of the session's {} queries: it costs memory and every write, and serves no read", ix.name, queries.len()),
+            None,
+            doc! {"index": ix.name.clone(), "key": ix.key.clone(), "queries": number(queries.len() as u64)},
+        ));
+    }
+}
+
+/// The fields a filter matches with a case-insensitive regex (`/x/i`, `{ $regex, $options: "i" }`),
+/// through `$and`/`$or`/`$nor`.
+fn ci_regex_fields(filter: &Document, out: &mut Vec<(String, String)>) {
+    for (k, v) in filter {
+        if k == "$and" || k == "$or" || k == "$nor" {
+            if let Bson::Array(items) = v {
+                for i in items {
+                    if let Bson::Document(d) = i {
+                        ci_regex_fields(d, out);
+                    }
+                }
+            }
+            continue;
+        }
+        if k.starts_with('$') {
+            continue;
+        }
+        match v {
+            Bson::RegularExpression(r) if r.options.as_str().contains('i') => out.push((k.clone(), format!("/{}/{}", r.pattern.as_str(), r.options.as_str()))),
+            Bson::Document(d) => {
+                let options = d.get_str("$options").unwrap_or("");
+                match d.get("$regex") {
+                    Some(Bson::RegularExpression(r)) if r.options.as_str().contains('i') || options.contains('i') => {
+                        out.push((k.clone(), format!("/{}/{}", r.pattern.as_str(), r.options.as_str())));
+                    }
+                    Some(Bson::String(p)) if options.contains('i') => out.push((k.clone(), format!("/{p}/{options}"))),
+                    _ => {}
+                }
+                if let Some(Bson::Array(items)) = d.get("$in") {
+                    for item in items {
+                        if let Bson::RegularExpression(r) = item {
+                            if r.options.as_str().contains('i') {
+                                out.push((k.clone(), format!("/{}/{}", r.pattern.as_str(), r.options.as_str())));
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn case_insensitive_regexes(c: &Collection, queries: &[Query], out: &mut Vec<Document>) {
+    let mut by_field: BTreeMap<String, (u64, Vec<String>)> = BTreeMap::new();
+    for q in queries {
+        let mut fields = Vec::new();
+        ci_regex_fields(&q.filter, &mut fields);
+        for (field, regex) in fields {
+            let e = by_field.entry(field).or_default();
+            e.0 += 1;
+            if e.1.len() < MAX_EVIDENCE && !e.1.contains(&regex) {
+                e.1.push(regex);
+            }
+        }
+    }
+    for (field, (count, examples)) in by_field {
+        let collated = c.indexes.iter().any(|ix| {
+            ix.key.keys().next().map(|k| k == &field).unwrap_or(false)
+                && matches!(ix.spec.get("collation"), Some(Bson::Document(col)) if matches!(col.get("strength"), Some(Bson::Int32(1 | 2)) | Some(Bson::Int64(1 | 2)) | Some(Bson::Double(_))))
+        });
+        if collated {
+            continue;
+        }
+        out.push(finding(
+            "caseInsensitiveRegex",
+            format!("{count} query(ies) match '{field}' with a case-insensitive regex, which no ordinary index serves (every key is read): an index with a case-insensitive collation (strength 2), queried with that collation, or a lower-cased copy of the field does"),
+            Some("computed"),
+            doc! {"field": field, "queries": number(count), "regexes": examples},
+        ));
+    }
+}

@@ -1,0 +1,548 @@
+//! Importing a user's data: `mongoexport` JSON (lines or `--jsonArray`, Extended JSON v2 and v1),
+//! `mongodump` `.bson` files with their `.metadata.json`, and CSV/TSV typed as `mongoimport`
+//! types them. Bytes in, documents and errors out: no IO, so the site's worker (through
+//! `bindings.rs`) and the Node runner (`make script DATA=...`) share this one importer.
+//!
+//! - [`Reader`] reads a file in batches of documents (linear in the input; nothing is kept
+//!   between batches but the position). An error names the file, the line (JSON, CSV) or the
+//!   byte offset (`.bson`) and what is wrong. `stop_on_error` (mongoimport's `--stopOnError`)
+//!   is the default: the first error ends the read; otherwise bad documents are reported and
+//!   skipped (a `.bson` length or a JSON array's syntax that cannot be read past still ends it).
+//! - [`import_file`] and [`import_dump`] insert what a reader reads into a [`Database`] through
+//!   the `insert` command (so every document gets the server's checks and an `_id`), recreate
+//!   a dump's collection options and indexes, and return a [`Report`] per collection.
+
+pub mod csv;
+pub mod dump;
+pub mod json;
+
+use std::fmt;
+
+use bson::{doc, Bson, Document};
+use serde::Serialize;
+
+use crate::db::Database;
+
+pub use self::csv::{CsvOptions, ParseGrace};
+pub use dump::{parse_metadata, Metadata};
+
+/// The documents one insert command carries by default.
+pub const DEFAULT_BATCH: usize = 1000;
+
+/// At most this many errors are kept in a report (the rest are counted in `failed`).
+pub const MAX_REPORTED_ERRORS: usize = 1000;
+
+/// Where in a file something is: a line (text formats) and a byte offset.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Loc {
+    pub line: Option<u64>,
+    pub offset: Option<u64>,
+}
+
+/// One import error: the file, where in it, what is wrong.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImportError {
+    pub file: String,
+    pub line: Option<u64>,
+    pub offset: Option<u64>,
+    pub message: String,
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.offset) {
+            (Some(line), _) => write!(f, "{}:{line}: {}", self.file, self.message),
+            (None, Some(off)) => write!(f, "{}: at byte {off}: {}", self.file, self.message),
+            (None, None) => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// The formats [`Reader`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// JSON documents one after another, or a JSON array of them (by the first character).
+    Json,
+    /// JSON documents one after another (`mongoexport`'s default).
+    JsonLines,
+    /// One JSON array of documents (`--jsonArray`).
+    JsonArray,
+    /// A `mongodump` `.bson` file.
+    Bson,
+    Csv,
+    Tsv,
+}
+
+impl Format {
+    /// The format a file name implies: `.json`/`.jsonl`/`.ndjson`, `.bson`, `.csv`, `.tsv`.
+    pub fn from_file_name(name: &str) -> Option<Format> {
+        let lower = name.to_ascii_lowercase();
+        let ext = lower.rsplit('.').next()?;
+        Some(match ext {
+            "json" => Format::Json,
+            "jsonl" | "ndjson" => Format::JsonLines,
+            "bson" => Format::Bson,
+            "csv" => Format::Csv,
+            "tsv" => Format::Tsv,
+            _ => return None,
+        })
+    }
+
+    /// A format by name: `json`, `jsonl`, `jsonArray`, `bson`, `csv`, `tsv`.
+    pub fn parse(name: &str) -> Option<Format> {
+        Some(match name {
+            "json" => Format::Json,
+            "jsonl" | "jsonLines" | "ndjson" => Format::JsonLines,
+            "jsonArray" | "jsonarray" => Format::JsonArray,
+            "bson" => Format::Bson,
+            "csv" => Format::Csv,
+            "tsv" => Format::Tsv,
+            _ => return None,
+        })
+    }
+}
+
+/// The collection a file goes to by default: its name without directories and extension
+/// (`exports/orders.json` -> `orders`, `shop/orders.bson` -> `orders`).
+pub fn collection_name_for(file: &str) -> String {
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let base = base.strip_suffix(".metadata.json").unwrap_or(base);
+    match base.rfind('.') {
+        Some(i) if i > 0 => base[..i].to_string(),
+        _ => base.to_string(),
+    }
+}
+
+/// How to read and insert.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub format: Format,
+    /// Stop at the first error (the default, as `--stopOnError`); otherwise skip bad documents.
+    pub stop_on_error: bool,
+    /// Documents per insert command.
+    pub batch_size: usize,
+    pub csv: CsvOptions,
+}
+
+impl Options {
+    pub fn new(format: Format) -> Options {
+        Options { format, stop_on_error: true, batch_size: DEFAULT_BATCH, csv: CsvOptions::default() }
+    }
+}
+
+enum Inner<'a> {
+    Json(json::JsonReader<'a>),
+    Bson(dump::BsonReader<'a>),
+    Csv(Box<csv::CsvReader<'a>>),
+}
+
+/// Reads one file's documents in batches.
+pub struct Reader<'a> {
+    file: String,
+    inner: Inner<'a>,
+    total: usize,
+    stop_on_error: bool,
+    finished: bool,
+}
+
+/// One batch read: the documents with where each started, and the errors met on the way.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub docs: Vec<Document>,
+    pub locs: Vec<Loc>,
+    pub errors: Vec<ImportError>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `bytes` (named `file` in errors). Fails at once for a CSV header that cannot
+    /// be used.
+    pub fn new(file: &str, bytes: &'a [u8], options: &Options) -> Result<Reader<'a>, ImportError> {
+        let inner = match options.format {
+            Format::Json => Inner::Json(json::JsonReader::new(bytes, None)),
+            Format::JsonLines => Inner::Json(json::JsonReader::new(bytes, Some(false))),
+            Format::JsonArray => Inner::Json(json::JsonReader::new(bytes, Some(true))),
+            Format::Bson => Inner::Bson(dump::BsonReader::new(bytes)),
+            Format::Csv | Format::Tsv => match csv::CsvReader::new(bytes, options.format == Format::Tsv, options.csv) {
+                Ok(r) => Inner::Csv(Box::new(r)),
+                Err(e) => return Err(error(file, e)),
+            },
+        };
+        Ok(Reader { file: file.to_string(), inner, total: bytes.len(), stop_on_error: options.stop_on_error, finished: false })
+    }
+
+    /// Bytes read so far and in all (for a progress bar).
+    pub fn progress(&self) -> (usize, usize) {
+        let done = match &self.inner {
+            Inner::Json(r) => r.position(),
+            Inner::Bson(r) => r.position(),
+            Inner::Csv(r) => r.position(),
+        };
+        (done, self.total)
+    }
+
+    /// True once the input is read or an error stopped the read.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    fn next_doc(&mut self) -> Option<Result<(Document, Loc), json::ParseError>> {
+        match &mut self.inner {
+            Inner::Json(r) => r.next_doc(),
+            Inner::Bson(r) => r.next_doc(),
+            Inner::Csv(r) => r.next_doc(),
+        }
+    }
+
+    /// Up to `max` documents (fewer at the end, or when an error stops the read; then the
+    /// batch carries the error). `None` once everything was read.
+    pub fn next_batch(&mut self, max: usize) -> Option<Batch> {
+        if self.finished {
+            return None;
+        }
+        let mut batch = Batch::default();
+        while batch.docs.len() < max.max(1) {
+            match self.next_doc() {
+                None => {
+                    self.finished = true;
+                    break;
+                }
+                Some(Ok((d, loc))) => {
+                    batch.docs.push(d);
+                    batch.locs.push(loc);
+                }
+                Some(Err(e)) => {
+                    let fatal = e.fatal;
+                    batch.errors.push(error(&self.file, e));
+                    if fatal || self.stop_on_error {
+                        self.finished = true;
+                        break;
+                    }
+                }
+            }
+        }
+        if batch.docs.is_empty() && batch.errors.is_empty() {
+            return None;
+        }
+        Some(batch)
+    }
+
+    /// Every document at once (tests, small files): the documents, or the first error.
+    pub fn read_all(mut self) -> Result<Vec<Document>, ImportError> {
+        let mut out = Vec::new();
+        while let Some(b) = self.next_batch(DEFAULT_BATCH) {
+            if let Some(e) = b.errors.into_iter().next() {
+                return Err(e);
+            }
+            out.extend(b.docs);
+        }
+        Ok(out)
+    }
+}
+
+fn error(file: &str, e: json::ParseError) -> ImportError {
+    ImportError { file: file.to_string(), line: e.loc.line, offset: e.loc.offset, message: e.message }
+}
+
+/// Parses a whole input at once (tests and small inputs).
+pub fn read_documents(file: &str, bytes: &[u8], options: &Options) -> Result<Vec<Document>, ImportError> {
+    Reader::new(file, bytes, options)?.read_all()
+}
+
+/// What one import did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub file: String,
+    pub db: String,
+    pub collection: String,
+    /// Documents read from the file.
+    pub read: u64,
+    /// Documents inserted.
+    pub inserted: u64,
+    /// Documents that could not be read or inserted.
+    pub failed: u64,
+    /// Indexes created from a dump's metadata.
+    pub indexes: u64,
+    /// The errors (at most [`MAX_REPORTED_ERRORS`]).
+    pub errors: Vec<ImportError>,
+    /// True when an error ended the import before the end of the file.
+    pub stopped: bool,
+}
+
+impl Report {
+    fn push_error(&mut self, e: ImportError) {
+        self.failed += 1;
+        if self.errors.len() < MAX_REPORTED_ERRORS {
+            self.errors.push(e);
+        }
+    }
+}
+
+/// Inserts a file's documents into `db_name.collection` in batches (see [`Reader`]).
+pub fn import_file(db: &mut Database, db_name: &str, collection: &str, file: &str, bytes: &[u8], options: &Options) -> Report {
+    import_with_metadata(db, db_name, collection, file, bytes, None, options)
+}
+
+/// [`import_file`] with a dump's `.metadata.json`: the collection is created with its options
+/// first (a view: created, no documents), its indexes built after the documents, as
+/// mongorestore does.
+pub fn import_with_metadata(
+    db: &mut Database,
+    db_name: &str,
+    collection: &str,
+    file: &str,
+    bytes: &[u8],
+    metadata: Option<(&str, &[u8])>,
+    options: &Options,
+) -> Report {
+    let mut report = Report { file: file.to_string(), db: db_name.to_string(), collection: collection.to_string(), ..Report::default() };
+    let mut meta = None;
+    if let Some((meta_file, meta_bytes)) = metadata {
+        match parse_metadata(meta_bytes) {
+            Ok(m) => meta = Some(m),
+            Err(message) => {
+                report.push_error(ImportError { file: meta_file.to_string(), line: None, offset: None, message });
+                report.stopped = true;
+                return report;
+            }
+        }
+        if let Some(m) = &meta {
+            if db.collection(db_name, collection).is_none() {
+                let mut cmd = doc! {"create": collection};
+                for (k, v) in &m.options {
+                    cmd.insert(k.clone(), v.clone());
+                }
+                cmd.insert("$db", db_name);
+                if let Some(e) = command_error(&db.run_command(&cmd)) {
+                    report.push_error(ImportError { file: meta_file.to_string(), line: None, offset: None, message: format!("creating the collection: {e}") });
+                    report.stopped = true;
+                    return report;
+                }
+            }
+            if m.options.contains_key("viewOn") {
+                return report;
+            }
+        }
+    }
+    let mut reader = match Reader::new(file, bytes, options) {
+        Ok(r) => r,
+        Err(e) => {
+            report.push_error(e);
+            report.stopped = true;
+            return report;
+        }
+    };
+    'batches: while let Some(batch) = reader.next_batch(options.batch_size) {
+        report.read += batch.docs.len() as u64;
+        let read_errors = batch.errors;
+        if !batch.docs.is_empty() {
+            let locs = batch.locs;
+            let count = batch.docs.len();
+            let docs: Vec<Bson> = batch.docs.into_iter().map(Bson::Document).collect();
+            let cmd = doc! {"insert": collection, "documents": docs, "ordered": options.stop_on_error, "$db": db_name};
+            let reply = db.run_command(&cmd);
+            if let Some(e) = command_error(&reply) {
+                report.failed += count as u64 - 1;
+                report.push_error(ImportError { file: file.to_string(), line: locs[0].line, offset: locs[0].offset, message: e });
+                report.stopped = true;
+                break 'batches;
+            }
+            report.inserted += reply_n(&reply);
+            if let Ok(errors) = reply.get_array("writeErrors") {
+                for we in errors {
+                    let Bson::Document(we) = we else { continue };
+                    let index = we.get_i32("index").unwrap_or(0).max(0) as usize;
+                    let loc = locs.get(index).cloned().unwrap_or_default();
+                    let msg = we.get_str("errmsg").unwrap_or("write error").to_string();
+                    report.push_error(ImportError { file: file.to_string(), line: loc.line, offset: loc.offset, message: msg });
+                }
+                if options.stop_on_error && !errors.is_empty() {
+                    report.stopped = true;
+                    break 'batches;
+                }
+            }
+        }
+        for e in read_errors {
+            report.push_error(e);
+            if options.stop_on_error {
+                report.stopped = true;
+            }
+        }
+        if report.stopped {
+            break;
+        }
+    }
+    if !reader.finished() {
+        report.stopped = true;
+    }
+    if let Some(m) = meta {
+        if !m.indexes.is_empty() && !report.stopped {
+            let specs: Vec<Bson> = m.indexes.iter().cloned().map(Bson::Document).collect();
+            let cmd = doc! {"createIndexes": collection, "indexes": specs, "$db": db_name};
+            let reply = db.run_command(&cmd);
+            match command_error(&reply) {
+                Some(e) => report.push_error(ImportError { file: metadata.map(|m| m.0).unwrap_or(file).to_string(), line: None, offset: None, message: format!("creating the indexes: {e}") }),
+                None => {
+                    let before = reply.get_i32("numIndexesBefore").unwrap_or(0);
+                    let after = reply.get_i32("numIndexesAfter").unwrap_or(before);
+                    report.indexes = (after - before).max(0) as u64;
+                }
+            }
+        }
+    }
+    report
+}
+
+/// `Some(message)` for a command's error reply.
+fn command_error(reply: &Document) -> Option<String> {
+    let ok = match reply.get("ok") {
+        Some(Bson::Double(f)) => *f != 0.0,
+        Some(Bson::Int32(i)) => *i != 0,
+        _ => false,
+    };
+    if ok {
+        return None;
+    }
+    let msg = reply.get_str("errmsg").unwrap_or("command failed");
+    let name = reply.get_str("codeName").unwrap_or("");
+    Some(if name.is_empty() { msg.to_string() } else { format!("{name}: {msg}") })
+}
+
+fn reply_n(reply: &Document) -> u64 {
+    match reply.get("n") {
+        Some(Bson::Int32(n)) => *n as u64,
+        Some(Bson::Int64(n)) => *n as u64,
+        _ => 0,
+    }
+}
+
+/// A file of a dump folder: its path inside the folder (`shop/orders.bson`) and its bytes.
+pub struct DumpFile<'a> {
+    pub path: &'a str,
+    pub bytes: &'a [u8],
+}
+
+/// Imports a `mongodump` folder (or one database's folder): each `<db>/<coll>.bson` with its
+/// `<coll>.metadata.json` goes to `<db>.<coll>` (`default_db` for files with no folder);
+/// metadata without a `.bson` creates the collection or view alone. `system.*` collections,
+/// `admin`, `config` and `local`, `oplog.bson` and `prelude.json` are left out as mongorestore
+/// leaves them; compressed (`.gz`) files are reported, not read.
+pub fn import_dump(db: &mut Database, default_db: &str, files: &[DumpFile<'_>], options: &Options) -> Vec<Report> {
+    use std::collections::BTreeMap;
+    // (db, collection) -> (bson file, metadata file)
+    type Pair<'f> = (Option<&'f DumpFile<'f>>, Option<&'f DumpFile<'f>>);
+    let mut groups: BTreeMap<(String, String), Pair<'_>> = BTreeMap::new();
+    let mut reports = Vec::new();
+    for f in files {
+        let parts: Vec<&str> = f.path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+        let Some(base) = parts.last() else { continue };
+        let db_name = if parts.len() >= 2 { parts[parts.len() - 2].to_string() } else { default_db.to_string() };
+        if *base == "oplog.bson" || *base == "prelude.json" || ["admin", "config", "local"].contains(&db_name.as_str()) {
+            continue;
+        }
+        if base.ends_with(".gz") {
+            reports.push(Report {
+                file: f.path.to_string(),
+                db: db_name,
+                collection: collection_name_for(base.trim_end_matches(".gz")),
+                errors: vec![ImportError { file: f.path.to_string(), line: None, offset: None, message: "compressed dumps (--gzip) are not supported: decompress them first".into() }],
+                failed: 0,
+                stopped: true,
+                ..Report::default()
+            });
+            continue;
+        }
+        let (coll, is_meta) = if let Some(c) = base.strip_suffix(".metadata.json") {
+            (c.to_string(), true)
+        } else if let Some(c) = base.strip_suffix(".bson") {
+            (c.to_string(), false)
+        } else {
+            continue;
+        };
+        if coll.starts_with("system.") {
+            continue;
+        }
+        let entry = groups.entry((db_name, coll)).or_default();
+        if is_meta {
+            entry.1 = Some(f);
+        } else {
+            entry.0 = Some(f);
+        }
+    }
+    let mut opts = options.clone();
+    opts.format = Format::Bson;
+    for ((db_name, coll), (data, meta)) in groups {
+        let (file, bytes) = match data {
+            Some(d) => (d.path, d.bytes),
+            None => (meta.map(|m| m.path).unwrap_or(""), &[][..]),
+        };
+        let report = import_with_metadata(db, &db_name, &coll, file, bytes, meta.map(|m| (m.path, m.bytes)), &opts);
+        let stop = report.stopped && options.stop_on_error;
+        reports.push(report);
+        if stop {
+            break;
+        }
+    }
+    reports
+}
+
+/// The options of [`import_request`] (JSON, camelCase), as the bindings and the Node runner give
+/// them.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RequestOptions {
+    /// Default true.
+    pub stop_on_error: Option<bool>,
+    pub batch_size: Option<usize>,
+    pub columns_have_types: Option<bool>,
+    /// `autoCast`, `skipField`, `skipRow`, `stop` (the default).
+    pub parse_grace: Option<String>,
+    pub ignore_blanks: bool,
+    /// The `.metadata.json` text of a `.bson` file, and its file name.
+    pub metadata: Option<String>,
+    pub metadata_file: Option<String>,
+}
+
+/// One import as the bindings ask for it: `format` by name (empty: from the file name),
+/// `options` a JSON object ([`RequestOptions`], empty text for the defaults). Bad options are
+/// reported in the report, never a panic.
+pub fn import_request(db: &mut Database, file: &str, bytes: &[u8], format: &str, db_name: &str, collection: &str, options: &str) -> Report {
+    let fail = |message: String| Report {
+        file: file.to_string(),
+        db: db_name.to_string(),
+        collection: collection.to_string(),
+        failed: 0,
+        errors: vec![ImportError { file: file.to_string(), line: None, offset: None, message }],
+        stopped: true,
+        ..Report::default()
+    };
+    let req: RequestOptions = if options.trim().is_empty() {
+        RequestOptions::default()
+    } else {
+        match serde_json::from_str(options) {
+            Ok(o) => o,
+            Err(e) => return fail(format!("invalid import options: {e}")),
+        }
+    };
+    let format = if format.is_empty() { Format::from_file_name(file) } else { Format::parse(format) };
+    let Some(format) = format else {
+        return fail("unknown format: give one of json, jsonl, jsonArray, bson, csv, tsv (or a file name ending so)".into());
+    };
+    let collection = if collection.is_empty() { collection_name_for(file) } else { collection.to_string() };
+    let db_name = if db_name.is_empty() { crate::db::DEFAULT_DB } else { db_name };
+    let mut opts = Options::new(format);
+    opts.stop_on_error = req.stop_on_error.unwrap_or(true);
+    opts.batch_size = req.batch_size.unwrap_or(DEFAULT_BATCH).clamp(1, 100_000);
+    opts.csv.columns_have_types = req.columns_have_types;
+    opts.csv.ignore_blanks = req.ignore_blanks;
+    opts.csv.parse_grace = match req.parse_grace.as_deref() {
+        None | Some("stop") => ParseGrace::Stop,
+        Some("autoCast") => ParseGrace::AutoCast,
+        Some("skipField") => ParseGrace::SkipField,
+        Some("skipRow") => ParseGrace::SkipRow,
+        Some(other) => return fail(format!("invalid parse grace: {other}")),
+    };
+    let meta_name = req.metadata_file.clone().unwrap_or_else(|| format!("{collection}.metadata.json"));
+    let meta = req.metadata.as_deref().map(|m| (meta_name.as_str(), m.as_bytes()));
+    import_with_metadata(db, db_name, &collection, file, bytes, meta, &opts)
+}

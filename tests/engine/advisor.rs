@@ -1,0 +1,122 @@
+//! `ppAdvise` (crate::advisor): each detector on a fixture built to contain its anti-pattern,
+//! with the evidence it reports, and nothing on a clean collection.
+
+use bson::{doc, Bson, Document};
+use pattern_playground::db::Database;
+
+fn new_db() -> Database {
+    let mut db = Database::new();
+    db.set_fixed_time(1_700_000_000_000);
+    db.set_seed(5);
+    db
+}
+
+fn ok(db: &mut Database, cmd: Document) -> Document {
+    let r = db.run_command(&cmd);
+    assert_eq!(r.get("ok"), Some(&Bson::Double(1.0)), "{cmd} -> {r}");
+    r
+}
+
+fn findings(r: &Document) -> Vec<Document> {
+    r.get_array("findings").unwrap().iter().map(|f| f.as_document().unwrap().clone()).collect()
+}
+
+fn kinds(r: &Document) -> Vec<String> {
+    findings(r).iter().map(|f| f.get_str("kind").unwrap().to_string()).collect()
+}
+
+#[test]
+fn large_arrays_and_bloated_documents() {
+    let mut db = new_db();
+    let mut docs: Vec<Document> = (0..20).map(|i| doc! {"_id": i, "title": "post", "comments": [{"by": "a"}]}).collect();
+    let many: Vec<Bson> = (0..1500).map(|i| Bson::Document(doc! {"by": format!("user{i}"), "likes": [1, 2]})).collect();
+    docs.push(doc! {"_id": 100, "title": "viral", "comments": many});
+    ok(&mut db, doc! {"insert": "posts", "documents": docs});
+    let r = ok(&mut db, doc! {"ppAdvise": "posts"});
+    assert_eq!(kinds(&r), vec!["largeArray", "bloatedDocument"]);
+    let f = &findings(&r)[0];
+    assert_eq!(f.get_str("lesson").unwrap(), "subset");
+    let ev = f.get_document("evidence").unwrap();
+    assert_eq!(ev.get_str("path").unwrap(), "comments");
+    assert_eq!(ev.get_i32("maxLength").unwrap(), 1500);
+    assert_eq!(ev.get("maxLengthId"), Some(&Bson::Int32(100)));
+    assert_eq!(ev.get_array("ids").unwrap(), &vec![Bson::Int32(100)]);
+    // The viral post is far above the median size: the Outlier pattern.
+    let b = &findings(&r)[1];
+    assert_eq!(b.get_str("lesson").unwrap(), "outlier");
+    let ev = b.get_document("evidence").unwrap();
+    let size = db.collection("test", "posts").unwrap().iter().last().unwrap().1.size as i32;
+    assert_eq!(ev.get_array("examples").unwrap(), &vec![Bson::Document(doc! {"_id": 100, "bytes": size})]);
+    // Thresholds are the caller's: a lower array length flags the short arrays too.
+    let r = ok(&mut db, doc! {"ppAdvise": "posts", "arrayLength": 1, "medianFactor": 1000});
+    let arrays: Vec<String> = findings(&r).iter().filter(|f| f.get_str("kind").unwrap() == "largeArray").map(|f| f.get_document("evidence").unwrap().get_str("path").unwrap().to_string()).collect();
+    assert_eq!(arrays, vec!["comments", "comments.likes"]);
+    // Near the 16 MiB limit.
+    let big = "x".repeat(9 * 1024 * 1024);
+    ok(&mut db, doc! {"insert": "files", "documents": [{"_id": 1, "blob": big}, {"_id": 2, "blob": "small"}]});
+    let r = ok(&mut db, doc! {"ppAdvise": "files"});
+    let f = &findings(&r)[0];
+    assert_eq!(f.get_str("kind").unwrap(), "bloatedDocument");
+    assert!(f.get_str("message").unwrap().contains("near the 16 MiB document limit"), "{f}");
+}
+
+#[test]
+fn redundant_unused_indexes_and_case_insensitive_regexes() {
+    let mut db = new_db();
+    ok(&mut db, doc! {"insert": "users", "documents": [{"_id": 1, "email": "A@x", "name": "Ann", "age": 30, "city": "P"}]});
+    ok(&mut db, doc! {"createIndexes": "users", "indexes": [
+        {"key": {"name": 1}, "name": "name_1"},
+        {"key": {"name": 1, "age": 1}, "name": "name_1_age_1"},
+        {"key": {"email": 1}, "name": "email_1", "unique": true},
+        {"key": {"city": 1}, "name": "city_1"},
+        {"key": {"age": -1}, "name": "age_-1"},
+        {"key": {"age": -1, "city": 1}, "name": "age_-1_city_1", "partialFilterExpression": {"age": {"$gt": 5}}},
+    ]});
+    let ci = |p: &str| Bson::RegularExpression(bson::Regex { pattern: p.to_string().try_into().unwrap(), options: "i".to_string().try_into().unwrap() });
+    let queries = vec![
+        Bson::Document(doc! {"filter": {"city": "P"}}),
+        Bson::Document(doc! {"filter": {"email": "A@x"}}),
+        Bson::Document(doc! {"filter": {"email": {"$regex": "^a@", "$options": "i"}}}),
+        Bson::Document(doc! {"filter": {"$or": [{"nick": ci("an")}, {"_id": 3}]}}),
+        Bson::Document(doc! {"filter": {"_id": 1}}),
+    ];
+    let r = ok(&mut db, doc! {"ppAdvise": "users", "queries": queries});
+    let got: Vec<(String, String)> = findings(&r)
+        .iter()
+        .map(|f| {
+            let ev = f.get_document("evidence").unwrap();
+            (f.get_str("kind").unwrap().to_string(), ev.get_str("index").or_else(|_| ev.get_str("field")).unwrap().to_string())
+        })
+        .collect();
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        got,
+        vec![
+            // name_1 is a prefix of name_1_age_1; email_1 is unique, age_-1's longer index is partial.
+            pair("redundantIndex", "name_1"),
+            pair("unusedIndex", "name_1"),
+            pair("unusedIndex", "name_1_age_1"),
+            pair("unusedIndex", "age_-1"),
+            pair("unusedIndex", "age_-1_city_1"),
+            pair("caseInsensitiveRegex", "email"),
+            pair("caseInsensitiveRegex", "nick"),
+        ]
+    );
+    let regex = findings(&r).into_iter().find(|f| f.get_str("kind").unwrap() == "caseInsensitiveRegex").unwrap();
+    assert_eq!(regex.get_document("evidence").unwrap().get_array("regexes").unwrap(), &vec![Bson::String("/^a@/i".into())]);
+    // Without queries, no index is called unused.
+    let r = ok(&mut db, doc! {"ppAdvise": "users"});
+    assert_eq!(kinds(&r), vec!["redundantIndex"]);
+}
+
+#[test]
+fn a_clean_collection_has_no_findings() {
+    let mut db = new_db();
+    let docs: Vec<Document> = (0..50).map(|i| doc! {"_id": i, "tags": ["a", "b"], "n": i}).collect();
+    ok(&mut db, doc! {"insert": "c", "documents": docs});
+    ok(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"n": 1}, "name": "n_1"}]});
+    let r = ok(&mut db, doc! {"ppAdvise": "c", "queries": [{"filter": {"n": {"$gt": 3}}, "sort": {"n": 1}}]});
+    assert_eq!(kinds(&r), Vec::<String>::new());
+    let r = db.run_command(&doc! {"ppAdvise": "nope"});
+    assert_eq!(r.get_str("codeName").unwrap(), "NamespaceNotFound");
+}
