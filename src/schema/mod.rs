@@ -128,11 +128,9 @@ struct Analyzer {
 impl Analyzer {
     fn stats(&mut self, path: &str) -> &mut PathStats {
         if !self.paths.contains_key(path) {
-            self.paths.insert(path.to_string(), PathStats::new());
             self.order.push(path.to_string());
         }
-        // Just inserted when missing.
-        self.paths.get_mut(path).expect("path present")
+        self.paths.entry(path.to_string()).or_insert_with(PathStats::new)
     }
 
     fn document(&mut self, prefix: &str, doc: &Document) {
