@@ -5,7 +5,12 @@
 //!   the candidate with the fewest keys to examine wins (an index that gives the sort, with a
 //!   limit and no other condition to check, stops after the limit);
 //! - a filter that is an `$or` of indexable branches is an `OR` of index scans;
-//! - anything else is a `COLLSCAN`.
+//! - anything else is a `COLLSCAN`;
+//! - `min()`/`max()` scan the hinted index between two whole keys.
+//!
+//! On a multikey field two conditions combine (intersected ranges, points kept by ranges) only
+//! under one `$elemMatch` whose path reaches every array of the field, as the server's rule; a
+//! field naming an array element by position (`a.0`) takes no bounds from `$elemMatch` or null.
 //!
 //! Bounds are always a superset of the matching keys: every fetched document is still checked
 //! against the whole filter, so a plan changes the order of the results and the counters
