@@ -338,7 +338,7 @@ impl Engine {
             let mut inner = self.inner.borrow_mut();
             let id = inner.next_id;
             inner.next_id = inner.next_id.wrapping_add(1).max(1);
-            let Some(w) = inner.worker.clone() else {
+            let Some(w) = inner.worker.as_ref().map(|w| AsRef::<JsValue>::as_ref(w).clone().unchecked_into::<SandboxWorker>()) else {
                 return Err(EngineError::Broken("no worker".into()));
             };
             (id, w, inner.pending.clone(), inner.generation)
