@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! worker -> UI   { kind: "ready" }                                  once, on start
+//!                { kind: "failed", error }                          instead, if it could not start
 //! UI -> worker   { id, kind: "run", code, filename }
 //! worker -> UI   { id, kind: "run", output: [{ stream: "out"|"err", text }],
 //!                  error: null | { name, message, code?, codeName?, line?, column?, stack? },
@@ -16,7 +17,13 @@
 //! UI -> worker   { id, kind: "snapshot" }          -> { id, kind: "snapshot", bytes: Uint8Array }
 //! UI -> worker   { id, kind: "restore", bytes }    -> { id, kind: "restore" }
 //! UI -> worker   { id, kind: "reset" }             -> { id, kind: "reset" }
+//! worker -> UI   { id, kind: "error", error }      a request the worker could not serve
 //! ```
+//!
+//! Every request has exactly one answer kind ([`Request::answers`]); the client
+//! (`src/app/worker.rs`) checks it in one place, so callers get typed results. An error's `code`
+//! is a number for server errors and a string for mongosh's own (`"COMMON-10001"`); fields the
+//! worker may leave out (`output`, `cost`, `writes`, an error's details) are optional.
 //!
 //! Server commands are those of the engine (`find`, `insert`, `update`, `delete`, `aggregate`,
 //! `listCollections`, `collStats`, `listIndexes`, `createIndexes`, `drop`, ...) plus its extension
@@ -24,7 +31,7 @@
 //! copies and answers `{ ok: 1, matchedCount, modifiedCount,
 //! docs: [{ before, after, changedPaths, sizeBefore, sizeAfter }] }` without touching the data.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A message from the UI to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,7 +54,7 @@ pub enum Request {
 }
 
 impl Request {
-    #[allow(dead_code)] // used by tests and tools; the UI numbers requests itself
+    #[allow(dead_code)] // used by tests; the client numbers requests itself
     pub fn id(&self) -> u32 {
         match self {
             Request::Run { id, .. }
@@ -55,6 +62,17 @@ impl Request {
             | Request::Snapshot { id }
             | Request::Restore { id, .. }
             | Request::Reset { id } => *id,
+        }
+    }
+
+    /// What the request asks for, in words ("a run", for messages).
+    pub fn what(&self) -> &'static str {
+        match self {
+            Request::Run { .. } => "the script",
+            Request::Command { .. } => "a database command",
+            Request::Snapshot { .. } => "a snapshot of the database",
+            Request::Restore { .. } => "restoring the database",
+            Request::Reset { .. } => "emptying the database",
         }
     }
 }
@@ -65,13 +83,14 @@ impl Request {
 pub enum Response {
     /// The worker has loaded the engine and takes requests.
     Ready,
+    /// The worker could not load the engine.
+    Failed { error: String },
+    /// The request `id` could not be served.
+    Error { id: u32, error: String },
     Run {
         id: u32,
-        output: Vec<OutputLine>,
-        error: Option<RunError>,
-        cost: Option<Cost>,
-        #[serde(default)]
-        writes: Vec<WriteRecord>,
+        #[serde(flatten)]
+        report: RunReport,
     },
     Command { id: u32, reply: String },
     Snapshot {
@@ -84,18 +103,62 @@ pub enum Response {
 }
 
 impl Response {
-    /// The id of the request this answers (`None` for `ready`).
-    #[allow(dead_code)] // the client reads ids from the raw message before deserializing
+    /// The id of the request this answers (`None` for `ready` and `failed`).
     pub fn id(&self) -> Option<u32> {
         match self {
-            Response::Ready => None,
-            Response::Run { id, .. }
+            Response::Ready | Response::Failed { .. } => None,
+            Response::Error { id, .. }
+            | Response::Run { id, .. }
             | Response::Command { id, .. }
             | Response::Snapshot { id, .. }
             | Response::Restore { id }
             | Response::Reset { id } => Some(*id),
         }
     }
+}
+
+/// Only the id of a message, for an answer that does not parse as a [`Response`]: its request
+/// gets the parse error instead of no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct Envelope {
+    #[serde(default)]
+    pub id: Option<u32>,
+}
+
+/// The typed answer to each kind of request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    Run(RunReport),
+    Command(String),
+    Snapshot(Vec<u8>),
+    Done,
+}
+
+impl Request {
+    /// The answer `response` gives to this request, or why it is not one.
+    pub fn answers(&self, response: Response) -> Result<Answer, String> {
+        match (self, response) {
+            (_, Response::Error { error, .. }) => Err(error),
+            (Request::Run { .. }, Response::Run { report, .. }) => Ok(Answer::Run(report)),
+            (Request::Command { .. }, Response::Command { reply, .. }) => Ok(Answer::Command(reply)),
+            (Request::Snapshot { .. }, Response::Snapshot { bytes, .. }) => Ok(Answer::Snapshot(bytes)),
+            (Request::Restore { .. }, Response::Restore { .. }) | (Request::Reset { .. }, Response::Reset { .. }) => Ok(Answer::Done),
+            (_, other) => Err(format!("the worker answered {} with {other:?}", self.what())),
+        }
+    }
+}
+
+/// What a run reports: its output, the error that stopped it, its cost and its writes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunReport {
+    #[serde(default)]
+    pub output: Vec<OutputLine>,
+    #[serde(default)]
+    pub error: Option<RunError>,
+    #[serde(default)]
+    pub cost: Option<Cost>,
+    #[serde(default)]
+    pub writes: Vec<WriteRecord>,
 }
 
 /// Which stream a line of script output went to (`print` -> out, `console.error` -> err).
@@ -113,14 +176,25 @@ pub struct OutputLine {
     pub text: String,
 }
 
+/// An error's code: a number for the server's errors (`2`), a string for mongosh's own
+/// (`"COMMON-10001"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ErrorCode {
+    Number(i64),
+    Text(String),
+}
+
 /// The error that stopped a script: a JavaScript error or a server error (`code`, `codeName`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunError {
+    #[serde(default)]
     pub name: String,
+    #[serde(default)]
     pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub code: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_code")]
+    pub code: Option<ErrorCode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,9 +205,29 @@ pub struct RunError {
     pub stack: Option<String>,
 }
 
+/// A code that is a whole number (JavaScript numbers arrive as floats) or a string; anything else
+/// is dropped rather than failing the whole answer.
+fn lenient_code<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ErrorCode>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Int(i64),
+        Float(f64),
+        Text(String),
+        Other(serde::de::IgnoredAny),
+    }
+    Ok(match Option::<Raw>::deserialize(d)? {
+        Some(Raw::Int(n)) => Some(ErrorCode::Number(n)),
+        Some(Raw::Float(f)) if f.fract() == 0.0 && f.abs() < 9.0e15 => Some(ErrorCode::Number(f as i64)),
+        Some(Raw::Float(f)) => Some(ErrorCode::Text(f.to_string())),
+        Some(Raw::Text(s)) => Some(ErrorCode::Text(s)),
+        Some(Raw::Other(_)) | None => None,
+    })
+}
+
 /// The engine's cost counters for the last operation (or a whole script).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Cost {
     pub docs_examined: f64,
     pub keys_examined: f64,
@@ -143,11 +237,17 @@ pub struct Cost {
 }
 
 /// One write a script made: the server command (canonical Extended JSON) as the engine ran it,
-/// with generated `_id`s filled in, so replaying it rebuilds the same documents.
+/// with generated `_id`s filled in, so replaying it rebuilds the same documents. `collection` is
+/// empty for a database-wide command (`dropDatabase`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRecord {
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub collection: String,
     pub command: String,
+}
+
+fn null_as_empty<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -175,13 +275,77 @@ mod tests {
             "writes": [{"collection": "c", "command": "{\"insert\":\"c\"}"}]
         });
         let r: Response = serde_json::from_value(v).unwrap();
-        let Response::Run { error: Some(e), cost: Some(c), writes, .. } = r else { panic!("{r:?}") };
-        assert_eq!(e.code, Some(2));
+        let Response::Run { report: RunReport { error: Some(e), cost: Some(c), writes, .. }, .. } = r else { panic!("{r:?}") };
+        assert_eq!(e.code, Some(ErrorCode::Number(2)));
         assert_eq!(e.code_name.as_deref(), Some("BadValue"));
         assert_eq!(e.line, None);
         assert_eq!(c.docs_examined, 3.0);
         assert_eq!(writes[0].collection, "c");
         let ready: Response = serde_json::from_value(serde_json::json!({"kind": "ready"})).unwrap();
         assert_eq!(ready, Response::Ready);
+    }
+
+    /// Issue 12, item 5: `db.keep.insertOne({n:1}); db.keep.find().explain("bogus")` answered with a
+    /// string code, which failed the whole answer (and lost the run's writes).
+    #[test]
+    fn run_response_accepts_string_codes_and_missing_fields() {
+        let v = serde_json::json!({
+            "id": 7, "kind": "run",
+            "output": [],
+            "error": {"name": "MongoshInvalidInputError", "message": "[COMMON-10001] verbosity can only be one of ...", "code": "COMMON-10001"},
+            "cost": null,
+            "writes": [{"collection": "keep", "command": "{\"insert\":\"keep\"}"}]
+        });
+        let r: Response = serde_json::from_value(v).unwrap();
+        let Response::Run { id: 7, report } = r else { panic!("{r:?}") };
+        assert_eq!(report.error.as_ref().and_then(|e| e.code.clone()), Some(ErrorCode::Text("COMMON-10001".into())));
+        assert_eq!(report.writes.len(), 1);
+        // A float code, an object code and no code at all read too; so does a run with nothing but its id.
+        for (code, want) in [
+            (serde_json::json!(11000.0), Some(ErrorCode::Number(11000))),
+            (serde_json::json!({"odd": 1}), None),
+            (serde_json::Value::Null, None),
+        ] {
+            let v = serde_json::json!({"id": 1, "kind": "run", "error": {"name": "E", "message": "m", "code": code}});
+            let Response::Run { report, .. } = serde_json::from_value::<Response>(v).unwrap() else { panic!() };
+            assert_eq!(report.error.and_then(|e| e.code), want);
+        }
+        let bare: Response = serde_json::from_value(serde_json::json!({"id": 2, "kind": "run"})).unwrap();
+        assert_eq!(bare, Response::Run { id: 2, report: RunReport::default() });
+        let partial_cost: Response = serde_json::from_value(serde_json::json!({"id": 2, "kind": "run", "cost": {"docsExamined": 4}})).unwrap();
+        let Response::Run { report, .. } = partial_cost else { panic!() };
+        assert_eq!(report.cost, Some(Cost { docs_examined: 4.0, ..Cost::default() }));
+    }
+
+    /// `db.dropDatabase()` logs a write with no collection (`null`), which failed the answer too.
+    #[test]
+    fn a_database_wide_write_has_an_empty_collection() {
+        let v = serde_json::json!({"id": 3, "kind": "run", "output": [], "error": null, "cost": null,
+            "writes": [{"collection": null, "command": "{\"dropDatabase\":{\"$numberInt\":\"1\"}}"}]});
+        let Response::Run { report, .. } = serde_json::from_value::<Response>(v).unwrap() else { panic!() };
+        assert_eq!(report.writes, vec![WriteRecord { collection: String::new(), command: "{\"dropDatabase\":{\"$numberInt\":\"1\"}}".into() }]);
+    }
+
+    #[test]
+    fn every_request_has_one_answer_kind_and_errors_are_answers() {
+        let run = Request::Run { id: 1, code: String::new(), filename: "a.js".into() };
+        let report = RunReport { output: vec![OutputLine { stream: Stream::Out, text: "1".into() }], ..Default::default() };
+        assert_eq!(run.answers(Response::Run { id: 1, report: report.clone() }), Ok(Answer::Run(report)));
+        assert_eq!(run.answers(Response::Error { id: 1, error: "boom".into() }), Err("boom".into()));
+        let e = run.answers(Response::Reset { id: 1 }).unwrap_err();
+        assert!(e.starts_with("the worker answered the script with Reset"), "{e}");
+        let cmd = Request::Command { id: 2, command: "{}".into() };
+        assert_eq!(cmd.answers(Response::Command { id: 2, reply: "{\"ok\":1}".into() }), Ok(Answer::Command("{\"ok\":1}".into())));
+        assert_eq!(Request::Reset { id: 3 }.answers(Response::Reset { id: 3 }), Ok(Answer::Done));
+        assert_eq!(Request::Restore { id: 4, bytes: vec![] }.answers(Response::Restore { id: 4 }), Ok(Answer::Done));
+        assert_eq!(Request::Snapshot { id: 5 }.answers(Response::Snapshot { id: 5, bytes: vec![1, 2] }), Ok(Answer::Snapshot(vec![1, 2])));
+        // The worker's own messages parse too, and an answer that does not parse still has its id.
+        let failed: Response = serde_json::from_value(serde_json::json!({"kind": "failed", "error": "no wasm"})).unwrap();
+        assert_eq!(failed, Response::Failed { error: "no wasm".into() });
+        let error: Response = serde_json::from_value(serde_json::json!({"id": 9, "kind": "error", "error": "unknown request kind: x"})).unwrap();
+        assert_eq!(error.id(), Some(9));
+        let odd = serde_json::json!({"id": 10, "kind": "run", "output": "not a list"});
+        assert!(serde_json::from_value::<Response>(odd.clone()).is_err());
+        assert_eq!(serde_json::from_value::<Envelope>(odd).unwrap(), Envelope { id: Some(10) });
     }
 }

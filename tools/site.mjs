@@ -2,18 +2,21 @@
 // The static site's own pages and its service worker, beside trunk's build of the UI.
 //
 //   node tools/site.mjs stage <dir>      (trunk's build hook, `make stage-web`)
-//       copies www/embed.js, www/embed-demo.html and www/register-sw.js into <dir> and writes <dir>/lessons.html,
+//       copies www/embed.js, www/embed-demo.html, www/register-sw.js and www/sandbox.js into <dir> and writes <dir>/lessons.html,
 //       the lesson index: every lesson (lessons/*/lesson.md, read by the site's one parser,
 //       src/lesson.rs through the engine's `parseLesson`) in `order`, with its summary.
 //   node tools/site.mjs precache <dist>  (`make dist`, after trunk build)
-//       writes <dist>/sw.js from www/sw.js with the list of every file of <dist> (trunk's hashed
-//       names included) and a version hashed from their contents.
+//       puts a Content-Security-Policy into <dist>/index.html and <dist>/lessons.html (the hashes
+//       of their inline scripts, computed here), then writes <dist>/sw.js from www/sw.js with every
+//       file of <dist> (trunk's hashed names included) and the SHA-256 of each (an SRI string the
+//       service worker checks), and a version hashed from them all.
 //
 // Every URL the pages hold is relative, so the site works from any sub-path.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 import { createShellContext } from './run-script.mjs';
 import { lessonFiles, parseLesson } from './run-lessons.mjs';
 
@@ -102,23 +105,84 @@ function files(dir, sub = '') {
     .sort();
 }
 
-/** dist/sw.js: www/sw.js with the list of the site's files and their version. */
+/** The SRI string ("sha256-<base64>") of some bytes or text. */
+export const sri = (data) => `sha256-${createHash('sha256').update(data).digest('base64')}`;
+
+/** The engine sandbox's frame document (www/sandbox.js), as the page gives it to the frame. */
+export function sandboxFrameHtml() {
+  const window = {};
+  vm.runInNewContext(fs.readFileSync(path.join(www, 'sandbox.js'), 'utf8'), { window });
+  return window.ppSandbox.FRAME_HTML;
+}
+
+/** The text of every inline classic script of an HTML page. */
+export function inlineScripts(html) {
+  return [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)]
+    .filter(([, attrs]) => !/\bsrc\s*=/i.test(attrs) && !/\btype\s*=\s*["']?(?!text\/javascript|module)[^"'\s>]/i.test(attrs))
+    .map((m) => m[2]);
+}
+
+/** The site's Content-Security-Policy for a page holding `html`. Scripts: the site's files and the
+ * page's own inline scripts (by hash). The playground's page also starts the engine's sandbox, a
+ * srcdoc frame that inherits this policy (and adds `connect-src 'none'`): its inline script's hash,
+ * `blob:` workers and `'unsafe-eval'` (the runtime evaluates the user's script inside that worker)
+ * are for it; `'wasm-unsafe-eval'` compiles the UI's and the engine's WebAssembly. */
+export function contentSecurityPolicy(html, { sandbox = false } = {}) {
+  const hashes = inlineScripts(html).map((t) => `'${sri(t)}'`);
+  if (sandbox) hashes.push(`'${sri(inlineScripts(sandboxFrameHtml())[0])}'`);
+  const script = ["'self'", ...hashes, ...(sandbox ? ["'unsafe-eval'", "'wasm-unsafe-eval'"] : [])];
+  return [
+    "default-src 'self'",
+    `script-src ${script.join(' ')}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    // 'self': the service worker (sw.js); blob: the sandbox's worker.
+    `worker-src 'self'${sandbox ? ' blob:' : ''}`,
+    "frame-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/** `html` with its policy in a meta tag at the top of <head> (replacing one put there before). */
+export function withPolicy(html, options) {
+  const clean = html.replace(/\s*<meta http-equiv="Content-Security-Policy"[^>]*>/i, '');
+  const meta = `<meta http-equiv="Content-Security-Policy" content="${escape(contentSecurityPolicy(clean, options))}">`;
+  const at = /<meta charset[^>]*>/i.exec(clean) ?? /<head[^>]*>/i.exec(clean);
+  if (!at) throw new Error('no <head> to put the Content-Security-Policy in');
+  const end = at.index + at[0].length;
+  return `${clean.slice(0, end)}\n  ${meta}${clean.slice(end)}`;
+}
+
+/** dist/sw.js: www/sw.js with the site's files, the hash of each, and their version (after the
+ * pages got their Content-Security-Policy). */
 export function precache(dist) {
+  for (const [page, options] of [['index.html', { sandbox: true }], ['lessons.html', {}]]) {
+    const file = path.join(dist, page);
+    if (fs.existsSync(file)) fs.writeFileSync(file, withPolicy(fs.readFileSync(file, 'utf8'), options));
+  }
   const list = files(dist).filter((f) => f !== 'sw.js');
   const hash = createHash('sha256');
-  for (const f of list) hash.update(f + '\0').update(fs.readFileSync(path.join(dist, f)));
+  const integrity = {};
+  for (const f of list) {
+    const bytes = fs.readFileSync(path.join(dist, f));
+    integrity[f] = sri(bytes);
+    hash.update(f + '\0').update(bytes);
+  }
   const version = hash.digest('hex').slice(0, 16);
   const template = fs.readFileSync(path.join(www, 'sw.js'), 'utf8');
   const marker = /\/\* PRECACHE \*\/.*\/\* END PRECACHE \*\//;
   if (!marker.test(template)) throw new Error('www/sw.js: no /* PRECACHE */ ... /* END PRECACHE */ marker');
-  const value = JSON.stringify({ version, files: list });
+  const value = JSON.stringify({ version, files: integrity });
   fs.writeFileSync(path.join(dist, 'sw.js'), template.replace(marker, () => `/* PRECACHE */ ${value} /* END PRECACHE */`));
   return { version, files: list };
 }
 
 export function stage(dir) {
   fs.mkdirSync(dir, { recursive: true });
-  for (const f of ['embed.js', 'embed-demo.html', 'register-sw.js']) fs.copyFileSync(path.join(www, f), path.join(dir, f));
+  for (const f of ['embed.js', 'embed-demo.html', 'register-sw.js', 'sandbox.js']) fs.copyFileSync(path.join(www, f), path.join(dir, f));
   const list = lessons();
   fs.writeFileSync(path.join(dir, 'lessons.html'), indexPage(list));
   return list;

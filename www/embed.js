@@ -39,7 +39,10 @@
  *     iframe then has an opaque origin ("null"): it cannot read the page, and its requests for the
  *     playground's files are cross-origin, so the server must answer them with
  *     `Access-Control-Allow-Origin: *` (GitHub Pages does, for every file).
- * The popup flags let "Open in the playground" open a normal tab.
+ * The popup flags let "Open in the playground" open a normal tab. Either way the widget's scripts
+ * run one level further in, in the engine's own sandbox (www/sandbox.js: an opaque-origin frame
+ * with no network), so a script on a course page can reach neither the playground's origin nor
+ * the page's.
  *
  * The iframe reports its height with postMessage ({ pp: "pattern-playground:height", w, height });
  * a message is used only when it comes from that widget's iframe (event.source) and from the

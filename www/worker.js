@@ -1,6 +1,10 @@
 // The engine worker: the mongosh runtime (runtime.js, from www/runtime/) over the engine
-// (engine/engine.js + engine/engine_bg.wasm, wasm-bindgen no-modules), in one classic worker.
-// Paths are relative to this file: the site ships worker.js, runtime.js and engine/ side by side.
+// (engine/engine.js + engine/engine_bg.wasm, wasm-bindgen no-modules), in one classic worker that
+// runs inside the engine's sandbox (www/sandbox.js): an iframe with an opaque origin, whose CSP
+// cuts the network. The frame starts it from a blob: of engine.js + runtime.js + this file and
+// posts one message, { pp: "boot", wasm: ArrayBuffer, port: MessagePort }; every message of the
+// protocol then goes over that port, which only this file's closure holds (a user's script can
+// neither read the requests nor post answers).
 //
 // Protocol (the UI's src/protocol.rs speaks it; every request carries an `id` that its reply echoes):
 //
@@ -12,130 +16,174 @@
 //          output: [{ stream: "out" | "err", text }],   // one entry per print/console call, as
 //                                                       // mongosh formats it (text may hold "\n")
 //          error: null | { name, message, code?, codeName?, line?, column?, stack? },
-//                                                       // line/column: 1-based, in the user's script
+//                                                       // line/column: 1-based, in the user's script;
+//                                                       // code: a number (server) or a string (mongosh)
 //          cost: null | { docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten },
 //                                                       // summed over the run's commands
 //          writes: [{ collection, command }] }          // each successful write command, the
-//                                                       // command as canonical EJSON (export replays)
+//                                                       // command as canonical EJSON (export replays);
+//                                                       // collection null for database-wide ones
 //   { id, kind: "command", command: "<canonical EJSON command>" }
 //     -> { id, kind: "command", reply: "<canonical EJSON reply>" }   (ok: 0 replies included)
 //   { id, kind: "snapshot" }       -> { id, kind: "snapshot", bytes: Uint8Array }
-//   { id, kind: "restore", bytes } -> { id, kind: "restore" }  (or { id, kind: "restore", error })
+//   { id, kind: "restore", bytes } -> { id, kind: "restore" }
 //   { id, kind: "reset" }          -> { id, kind: "reset" }    (an empty database)
 //
-// A request the worker cannot serve is answered { id, kind, error: "<message>" }.
-// Runs are synchronous: the page enforces the time limit by terminating this worker and starting
-// a new one, then restoring the snapshot it took before the run.
-/* global importScripts, wasm_bindgen, PatternRuntime */
+// A request the worker cannot serve is answered { id, kind: "error", error: "<message>" }.
+// Runs are synchronous: the page enforces the time limit by terminating the sandbox and starting
+// a new one, then restoring the database. Timers and nested workers a script leaves behind are
+// cleared when its run ends, so nothing of it runs between requests.
+/* global wasm_bindgen, PatternRuntime */
 'use strict';
 
-let session = null;
-const queue = [];
+(() => {
+  // Captured before any user code runs: the script sees only the wrappers below.
+  const realSetTimeout = self.setTimeout.bind(self);
+  const realSetInterval = self.setInterval.bind(self);
+  const realClearTimeout = self.clearTimeout.bind(self);
+  const RealWorker = self.Worker;
 
-function reply(msg, transfer) {
-  self.postMessage(msg, transfer ?? []);
-}
+  let session = null;
+  let port = null;
+  const queue = [];
 
-async function handle(msg) {
-  const { id, kind } = msg;
-  try {
-    switch (kind) {
-      case 'run': {
-        const r = await session.run(String(msg.code ?? ''), String(msg.filename || 'script.js'));
-        reply({ id, kind, output: r.output, error: r.error, cost: r.cost, writes: r.writes });
-        break;
-      }
-      case 'command':
-        reply({ id, kind, reply: session.commandEJSON(String(msg.command)) });
-        break;
-      case 'snapshot': {
-        const bytes = session.client.engine.snapshot();
-        reply({ id, kind, bytes }, [bytes.buffer]);
-        break;
-      }
-      case 'restore':
-        session.client.engine.restore(new Uint8Array(msg.bytes));
-        reply({ id, kind });
-        break;
-      case 'reset':
-        session.setEngine(new wasm_bindgen.Engine());
-        reply({ id, kind });
-        break;
-      default:
-        reply({ id, kind, error: `unknown request kind: ${kind}` });
-    }
-  } catch (e) {
-    reply({ id, kind, error: String(e && e.message ? e.message : e) });
+  function reply(msg, transfer) {
+    port.postMessage(msg, transfer ?? []);
   }
-}
 
-// V8 gives no position for a SyntaxError thrown by eval; a nested worker started on the same
-// source reports it (an error event with lineno/colno) without running anything, since the
-// source does not parse.
-function locateSyntaxError(source) {
-  return new Promise((resolve) => {
-    let w;
-    const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-    const done = (where) => {
-      clearTimeout(timer);
-      if (w) w.terminate();
-      URL.revokeObjectURL(url);
-      resolve(where);
+  // What a script leaves behind dies with its run: its timers are cleared and the workers it
+  // started are terminated once the run ends.
+  const timers = new Set();
+  const workers = new Set();
+  const track = (real) =>
+    function (fn, ms, ...args) {
+      const id = real(fn, ms, ...args);
+      timers.add(id);
+      return id;
     };
-    const timer = setTimeout(() => done(null), 2000);
+  const define = (name, value) => Object.defineProperty(self, name, { value, writable: true, configurable: true, enumerable: true });
+  define('setTimeout', track(realSetTimeout));
+  define('setInterval', track(realSetInterval));
+  if (typeof RealWorker === 'function') {
+    define(
+      'Worker',
+      class Worker extends RealWorker {
+        constructor(...args) {
+          super(...args);
+          workers.add(this);
+        }
+      },
+    );
+  }
+  function endRun() {
+    for (const id of timers) realClearTimeout(id);
+    timers.clear();
+    for (const w of workers) w.terminate();
+    workers.clear();
+  }
+
+  async function handle(msg) {
+    const { id, kind } = msg;
     try {
-      w = new Worker(url);
-      w.onerror = (event) => {
-        event.preventDefault();
-        done(event.lineno ? { line: event.lineno, column: event.colno } : null);
-      };
-    } catch {
-      done(null);
+      switch (kind) {
+        case 'run': {
+          let r;
+          try {
+            r = await session.run(String(msg.code ?? ''), String(msg.filename || 'script.js'));
+          } finally {
+            endRun();
+          }
+          reply({ id, kind, output: r.output, error: r.error, cost: r.cost, writes: r.writes });
+          break;
+        }
+        case 'command':
+          reply({ id, kind, reply: session.commandEJSON(String(msg.command)) });
+          break;
+        case 'snapshot': {
+          const bytes = session.client.engine.snapshot();
+          reply({ id, kind, bytes }, [bytes.buffer]);
+          break;
+        }
+        case 'restore':
+          session.client.engine.restore(new Uint8Array(msg.bytes));
+          reply({ id, kind });
+          break;
+        case 'reset':
+          session.setEngine(new wasm_bindgen.Engine());
+          reply({ id, kind });
+          break;
+        default:
+          reply({ id, kind: 'error', error: `unknown request kind: ${kind}` });
+      }
+    } catch (e) {
+      reply({ id, kind: 'error', error: String(e && e.message ? e.message : e) });
     }
+  }
+
+  // V8 gives no position for a SyntaxError thrown by eval; a nested worker started on the same
+  // source reports it (an error event with lineno/colno) without running anything, since the
+  // source does not parse.
+  function locateSyntaxError(source) {
+    return new Promise((resolve) => {
+      let w;
+      const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+      const done = (where) => {
+        realClearTimeout(timer);
+        if (w) w.terminate();
+        URL.revokeObjectURL(url);
+        resolve(where);
+      };
+      const timer = realSetTimeout(() => done(null), 2000);
+      try {
+        w = new RealWorker(url);
+        w.onerror = (event) => {
+          event.preventDefault();
+          done(event.lineno ? { line: event.lineno, column: event.colno } : null);
+        };
+      } catch {
+        done(null);
+      }
+    });
+  }
+
+  // Requests are served one at a time, in order (a run may await).
+  let busy = false;
+  async function pump() {
+    if (busy || !session) return;
+    busy = true;
+    while (queue.length > 0) await handle(queue.shift());
+    busy = false;
+  }
+
+  // An error a script throws from a callback after its run is its own: it must not reach the
+  // page as a dead worker.
+  self.addEventListener('error', (e) => {
+    if (session) e.preventDefault();
   });
-}
 
-// Requests are served one at a time, in order (a run may await).
-let busy = false;
-async function pump() {
-  if (busy || !session) return;
-  busy = true;
-  while (queue.length > 0) await handle(queue.shift());
-  busy = false;
-}
-
-self.onmessage = (event) => {
-  queue.push(event.data);
-  pump();
-};
-
-/** A WebAssembly.Module of the file at `url` (streaming compilation when the server says
- * application/wasm). */
-async function compileEngine(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  if (typeof WebAssembly.compileStreaming === 'function' && /application\/wasm/.test(response.headers.get('content-type') || '')) {
-    return WebAssembly.compileStreaming(response);
+  async function boot({ wasm, port: p }) {
+    port = p;
+    port.onmessage = (event) => {
+      queue.push(event.data);
+      pump();
+    };
+    try {
+      await wasm_bindgen({ module_or_path: await WebAssembly.compile(wasm) });
+      session = PatternRuntime.createSession(new wasm_bindgen.Engine(), { locateSyntaxError });
+      session.install(self);
+      reply({ kind: 'ready' });
+      pump();
+    } catch (e) {
+      reply({ kind: 'failed', error: String(e && e.message ? e.message : e) });
+    }
   }
-  return WebAssembly.compile(await response.arrayBuffer());
-}
 
-(async () => {
-  try {
-    // `self.ppBase`: the site's URL when this file was loaded by a blob: worker (embed mode,
-    // src/app/embed.rs), whose own URL cannot resolve relative paths.
-    const base = self.ppBase || self.location.href;
-    // The engine's WebAssembly downloads and compiles (streaming, off this thread) while the
-    // glue and the runtime load.
-    const engineModule = compileEngine(new URL('engine/engine_bg.wasm', base));
-    engineModule.catch(() => {});
-    importScripts(new URL('engine/engine.js', base).href, new URL('runtime.js', base).href);
-    await wasm_bindgen({ module_or_path: await engineModule });
-    session = PatternRuntime.createSession(new wasm_bindgen.Engine(), { locateSyntaxError });
-    session.install(self);
-    reply({ kind: 'ready' });
-    pump();
-  } catch (e) {
-    reply({ kind: 'failed', error: String(e && e.message ? e.message : e) });
-  }
+  // The one message from the sandbox frame; nothing else is listened to on `self`.
+  const onBoot = (event) => {
+    const d = event.data;
+    if (!d || d.pp !== 'boot' || !d.port) return;
+    self.removeEventListener('message', onBoot);
+    boot(d);
+  };
+  self.addEventListener('message', onBoot);
 })();

@@ -13,9 +13,9 @@
 //! plus `w=<widget id>` and `host=<the host page's origin>`, which embed.js adds.
 //!
 //! What differs from the playground:
-//! - Every widget is its own document with its own worker, so its own database. The worker starts
-//!   from a `blob:` URL whose one line imports `worker.js` by absolute URL: in an iframe sandboxed
-//!   without `allow-same-origin` (an opaque origin) `new Worker("worker.js")` is refused.
+//! - Every widget is its own document with its own engine sandbox (www/sandbox.js, as the
+//!   playground's), so its own database. The page fetches the worker's files (from an opaque
+//!   origin they are cross-origin requests: see embed.js) and hands them to the sandbox.
 //! - Nothing is stored: no localStorage (it throws in an opaque origin), no service worker.
 //! - A lesson step first runs the lesson's earlier steps, quietly, to build the data it expects.
 //!   Every Run starts from that data again (a snapshot; an empty database for a plain script), so
@@ -38,8 +38,8 @@ use super::lesson::Lesson;
 use super::lesson_view::{uncaught, ScriptOutput};
 use super::session::Origin;
 use super::state::{self, Saved};
-use super::worker::{Engine, EngineError};
-use crate::protocol::{OutputLine, Request, Response, RunError, Stream, WriteRecord};
+use super::worker::Engine;
+use crate::protocol::{OutputLine, RunError, Stream, WriteRecord};
 
 /// The fragment that selects embed mode.
 pub const ROUTE: &str = "#/embed";
@@ -187,14 +187,7 @@ enum Status {
 
 #[component]
 fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
-    let engine = match worker_url() {
-        Ok(url) => Some(Engine::new(&url)),
-        Err(e) => {
-            web_sys::console::error_1(&JsValue::from_str(&e));
-            None
-        }
-    };
-    let engine = StoredValue::new_local(engine);
+    let engine = StoredValue::new_local(Some(Engine::new()));
     let status = RwSignal::new(if engine.with_value(Option::is_some) { Status::Starting } else { Status::Broken("the engine worker could not be created".into()) });
     let script = RwSignal::new(plan.script.clone());
     let first_script = plan.script.clone();
@@ -217,20 +210,23 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
         for (i, (title, code)) in setup.into_iter().enumerate() {
             status.set(Status::Preparing { done: i, of });
             let filename = format!("step-{}.js", i + 1);
-            match engine.call(|id| Request::Run { id, code, filename }, Some(SETUP_LIMIT_MS)).await {
-                Ok(Response::Run { error, writes, .. }) => {
-                    if let Some(e) = error {
+            match engine.run(code, filename, SETUP_LIMIT_MS).await {
+                Ok(report) => {
+                    if let Some(e) = report.error {
                         notes.update(|n| n.push(format!("Step {} ({title}) stopped while preparing the data: {}", i + 1, uncaught(&e))));
                     }
-                    setup_writes.update(|w| w.push((title, writes)));
+                    setup_writes.update(|w| w.push((title, report.writes)));
                 }
-                Ok(other) => notes.update(|n| n.push(format!("Step {}: unexpected answer {other:?}", i + 1))),
                 Err(e) => notes.update(|n| n.push(format!("Step {} ({title}) failed while preparing the data: {e}", i + 1))),
             }
         }
-        match engine.call(|id| Request::Snapshot { id }, None).await {
-            Ok(Response::Snapshot { bytes, .. }) => base.set_value(Some(bytes)),
-            other => notes.update(|n| n.push(format!("The prepared data could not be kept: {other:?}"))),
+        match engine.snapshot().await {
+            Ok(bytes) => {
+                // A stopped run (or a crash) brings the prepared data back.
+                engine.set_checkpoint(Some(bytes.clone()));
+                base.set_value(Some(bytes));
+            }
+            Err(e) => notes.update(|n| n.push(format!("The prepared data could not be kept: {e}"))),
         }
         status.set(Status::Ready);
         install_hooks(engine);
@@ -248,8 +244,8 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
         spawn_local(async move {
             // Every run starts from the prepared data.
             let restored = match base.get_value() {
-                Some(bytes) => engine.call(|id| Request::Restore { id, bytes }, None).await,
-                None => engine.call(|id| Request::Reset { id }, None).await,
+                Some(bytes) => engine.restore(bytes).await,
+                None => engine.reset().await,
             };
             if let Err(e) = restored {
                 output.set(vec![OutputLine { stream: Stream::Err, text: format!("The data could not be reset: {e}") }]);
@@ -257,16 +253,11 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
                 return;
             }
             let filename = "script.js".to_string();
-            match engine.call(|id| Request::Run { id, code, filename }, Some(TIME_LIMIT_MS)).await {
-                Ok(Response::Run { output: lines, error, .. }) => {
-                    output.set(lines);
-                    run_error.set(error);
+            match engine.run(code, filename, TIME_LIMIT_MS).await {
+                Ok(report) => {
+                    output.set(report.output);
+                    run_error.set(report.error);
                 }
-                Ok(other) => output.set(vec![OutputLine { stream: Stream::Err, text: format!("unexpected answer from the engine: {other:?}") }]),
-                Err(EngineError::TimedOut { limit_ms }) => output.set(vec![OutputLine {
-                    stream: Stream::Err,
-                    text: format!("The script ran longer than {} s and was stopped.", limit_ms / 1000),
-                }]),
                 Err(e) => output.set(vec![OutputLine { stream: Stream::Err, text: e.to_string() }]),
             }
             status.set(Status::Ready);
@@ -350,21 +341,6 @@ body.embed main { max-width: none; padding: 0; }
 .pp-embed pre.output { min-height: 2.5em; max-height: 320px; margin: 6px 0 0; }
 ";
 
-/// A worker for this widget: a `blob:` script that sets the site's URL and imports worker.js
-/// (www/worker.js resolves the engine and the runtime against `self.ppBase`).
-fn worker_url() -> Result<String, String> {
-    let href = web_sys::window().ok_or("no window")?.location().href().map_err(|e| format!("{e:?}"))?;
-    let base = web_sys::Url::new_with_base(".", &href).map_err(|e| format!("{e:?}"))?.href();
-    let worker = web_sys::Url::new_with_base("worker.js", &base).map_err(|e| format!("{e:?}"))?.href();
-    let lit = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let source = format!("self.ppBase = {};\nimportScripts({});\n", lit(&base), lit(&worker));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type("text/javascript");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&js_sys::Array::of1(&JsValue::from_str(&source)), &opts)
-        .map_err(|e| format!("{e:?}"))?;
-    web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))
-}
-
 /// Posts the widget's height to the host page whenever it changes (a ResizeObserver on the
 /// widget's root). Messages go to the host's origin when embed.js named it.
 fn report_height(root: NodeRef<Div>, frame: Frame) {
@@ -412,10 +388,8 @@ fn install_hooks(engine: Engine) {
         let engine = engine.clone();
         wasm_bindgen_futures::future_to_promise(async move {
             let cmd: Value = serde_json::from_str(&text).map_err(|e| JsValue::from_str(&e.to_string()))?;
-            let command = cmd.to_string();
-            match engine.call(|id| Request::Command { id, command }, None).await {
-                Ok(Response::Command { reply, .. }) => Ok(JsValue::from_str(&reply)),
-                Ok(other) => Err(JsValue::from_str(&format!("unexpected answer: {other:?}"))),
+            match engine.command(cmd.to_string(), TIME_LIMIT_MS).await {
+                Ok(reply) => Ok(JsValue::from_str(&reply)),
                 Err(e) => Err(JsValue::from_str(&e.to_string())),
             }
         })

@@ -14,7 +14,7 @@ use super::lesson::Lesson;
 use super::session::{self, Origin, Session};
 use super::state::{self, Saved};
 use super::worker::{Engine, EngineError};
-use crate::protocol::{Cost, OutputLine, Request, Response, RunError, Stream, WriteRecord};
+use crate::protocol::{Cost, OutputLine, RunError, Stream, WriteRecord};
 
 /// Mounts the app into `<main id="app">` after installing the panic reporter.
 pub fn start() {
@@ -115,6 +115,8 @@ pub struct Pg {
     pub notice: RwSignal<Option<Notice>>,
     pub engine_state: RwSignal<EngineState>,
     pub time_limit_ms: RwSignal<u32>,
+    /// When the running script started (`performance.now()`), for the elapsed time and Stop.
+    pub run_started: RwSignal<Option<f64>>,
     pub tab: RwSignal<Tab>,
     /// True once the saved state was replayed: persistence starts then.
     pub loaded: RwSignal<bool>,
@@ -130,7 +132,7 @@ impl Pg {
     fn new() -> Pg {
         let lessons = catalog::lessons();
         Pg {
-            engine: StoredValue::new_local(Engine::new("worker.js")),
+            engine: StoredValue::new_local(Engine::new()),
             lessons: StoredValue::new(lessons),
             lesson: RwSignal::new(None),
             step: RwSignal::new(0),
@@ -145,7 +147,8 @@ impl Pg {
             busy: RwSignal::new(false),
             notice: RwSignal::new(None),
             engine_state: RwSignal::new(EngineState::Starting),
-            time_limit_ms: RwSignal::new(10_000),
+            time_limit_ms: RwSignal::new(DEFAULT_LIMIT_MS),
+            run_started: RwSignal::new(None),
             tab: RwSignal::new(Tab::Lesson),
             loaded: RwSignal::new(false),
             collection: RwSignal::new(None),
@@ -185,14 +188,12 @@ impl Pg {
 
     /// Runs one server command (canonical Extended JSON in, the reply out). Reads only: writes go
     /// through [`Pg::write`] so that they are logged.
+    /// Every command has the script's time limit: past it the engine is restarted and the
+    /// database rebuilt from the session (the error says so).
     pub async fn command(&self, cmd: &Value) -> Result<Value, String> {
         let text = cmd.to_string();
-        let r = self.engine().call(|id| Request::Command { id, command: text }, None).await;
-        match r {
-            Ok(Response::Command { reply, .. }) => serde_json::from_str(&reply).map_err(|e| format!("unreadable reply: {e}")),
-            Ok(other) => Err(format!("unexpected answer: {other:?}")),
-            Err(e) => Err(e.to_string()),
-        }
+        let reply = self.engine().command(text, self.time_limit_ms.get_untracked()).await.map_err(|e| e.to_string())?;
+        serde_json::from_str(&reply).map_err(|e| format!("unreadable reply: {e}"))
     }
 
     /// Runs a read command and returns the first batch of its cursor.
@@ -228,8 +229,10 @@ impl Pg {
         }
     }
 
-    /// Runs a script with the time limit. A runaway script is stopped by replacing the worker;
-    /// the database is then restored from the snapshot taken just before the run.
+    /// Runs a script with the time limit. A runaway script (or one stopped with Stop, or one that
+    /// crashed the engine's sandbox) is stopped by replacing the worker; the database is then
+    /// restored from the snapshot taken just before the run. An answer that cannot be read also
+    /// puts the database back, so that it always matches the session's log.
     pub async fn run_script(&self, title: String, code: String) {
         if self.busy.get_untracked() {
             return;
@@ -238,69 +241,73 @@ impl Pg {
         self.run_error.set(None);
         self.output.set(Vec::new());
         let engine = self.engine();
-        let snapshot = match engine.call(|id| Request::Snapshot { id }, None).await {
-            Ok(Response::Snapshot { bytes, .. }) => Some(bytes),
-            _ => None,
-        };
+        let snapshot = engine.snapshot().await.ok();
+        engine.set_checkpoint(snapshot.clone());
         let limit = self.time_limit_ms.get_untracked();
         let filename = format!("{}.js", title.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
-        let r = engine.call(|id| Request::Run { id, code, filename }, Some(limit)).await;
+        self.run_started.set(Some(now_ms()));
+        let r = engine.run(code, filename, limit).await;
+        self.run_started.set(None);
+        engine.set_checkpoint(None);
         match r {
-            Ok(Response::Run { output, error, cost, writes, .. }) => {
-                self.output.set(output);
-                self.run_error.set(error);
-                if let Some(c) = cost {
+            Ok(report) => {
+                self.output.set(report.output);
+                self.run_error.set(report.error);
+                if let Some(c) = report.cost {
                     self.cost.set(Some((title.clone(), c)));
                 }
-                self.session.update(|s| s.record(Origin::Script { title }, writes));
+                self.session.update(|s| s.record(Origin::Script { title }, report.writes));
                 self.data_version.update(|v| *v += 1);
             }
-            Ok(other) => self.error(format!("unexpected answer from the engine: {other:?}")),
-            Err(EngineError::TimedOut { limit_ms }) => {
-                let restored = match snapshot {
-                    Some(bytes) => matches!(engine.call(|id| Request::Restore { id, bytes }, None).await, Ok(Response::Restore { .. })),
-                    None => false,
-                };
-                let secs = limit_ms as f64 / 1000.0;
-                let text = if restored {
-                    format!("The script ran longer than {secs} s and was stopped. The database is back as it was before the run.")
-                } else {
-                    format!("The script ran longer than {secs} s and was stopped; the database could not be restored, so it was replayed.")
-                };
+            Err(e @ EngineError::Stopped { .. }) => {
+                let text = e.to_string();
                 self.output.set(vec![OutputLine { stream: Stream::Err, text: text.clone() }]);
                 self.error(text);
-                if !restored {
-                    self.replay().await;
-                }
                 self.data_version.update(|v| *v += 1);
             }
             Err(e) => {
-                self.error(e.to_string());
-                self.output.set(vec![OutputLine { stream: Stream::Err, text: e.to_string() }]);
+                let restored = match snapshot {
+                    Some(bytes) => engine.restore(bytes).await.is_ok(),
+                    None => false,
+                };
+                if !restored {
+                    self.replay().await;
+                }
+                let text = format!("{e}. The script's writes were undone, so the data matches the session.");
+                self.error(text.clone());
+                self.output.set(vec![OutputLine { stream: Stream::Err, text }]);
+                self.data_version.update(|v| *v += 1);
             }
         }
         self.busy.set(false);
     }
 
+    /// Stops the running script (the Stop button); `run_script` then reports it.
+    pub fn stop(&self) {
+        if self.busy.get_untracked() {
+            self.engine().stop();
+        }
+    }
+
     /// Empties the database and replays the session's writes.
     pub async fn replay(&self) -> bool {
         let engine = self.engine();
-        if let Err(e) = engine.call(|id| Request::Reset { id }, None).await {
+        if let Err(e) = engine.reset().await {
             self.engine_state.set(EngineState::Broken(e.to_string()));
             return false;
         }
         let writes: Vec<WriteRecord> = self.session.with_untracked(|s| s.writes().cloned().collect());
+        let limit = self.time_limit_ms.get_untracked();
         let mut failed = 0;
         for w in writes {
-            let cmd = w.command;
-            match engine.call(|id| Request::Command { id, command: cmd }, None).await {
-                Ok(Response::Command { reply, .. }) => {
+            match engine.command(w.command, limit).await {
+                Ok(reply) => {
                     let ok = serde_json::from_str::<Value>(&reply).ok().is_some_and(|r| audits::reply_error(&r).is_none());
                     if !ok {
                         failed += 1;
                     }
                 }
-                _ => failed += 1,
+                Err(_) => failed += 1,
             }
         }
         if failed > 0 {
@@ -365,7 +372,7 @@ impl Pg {
         self.step.set(saved.step.min(steps.saturating_sub(1)));
         self.scripts.set(saved.scripts);
         self.session.set(saved.session);
-        self.time_limit_ms.set(saved.time_limit_ms.clamp(500, 600_000));
+        self.time_limit_ms.set(saved.time_limit_ms.clamp(MIN_LIMIT_MS, MAX_LIMIT_MS));
         self.replay().await;
     }
 
@@ -386,6 +393,16 @@ impl Pg {
         }
         self.audit_counts.set(counts);
     }
+}
+
+/// The scripts' time limit: the default (also the most a share link may set), and the range the
+/// learner may choose from.
+pub const DEFAULT_LIMIT_MS: u32 = 10_000;
+const MIN_LIMIT_MS: u32 = 500;
+const MAX_LIMIT_MS: u32 = 600_000;
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
 }
 
 /// The `lesson` and `step` (1-based in the URL) query parameters.
@@ -420,8 +437,10 @@ fn initial_state(pg: Pg) -> Option<Saved> {
             h.replace_state_with_url(&JsValue::NULL, "", Some(&path))
         });
         match r {
-            Ok(s) => {
+            Ok(mut s) => {
                 pg.info("Opened a shared playground.");
+                // A link cannot give its scripts more time than the default.
+                s.time_limit_ms = s.time_limit_ms.min(DEFAULT_LIMIT_MS);
                 return Some(s);
             }
             Err(e) => pg.error(format!("This share link could not be opened: {e}. Started a fresh playground.")),
@@ -464,6 +483,9 @@ fn App() -> impl IntoView {
 
     // Start-up: wait for the engine, then load the saved state (or the first lesson).
     let initial = initial_state(pg);
+    // After a restart (a request past its deadline, a crash) the engine rebuilds the database
+    // from the session's log.
+    pg.engine().set_replay(move || pg.session.with_untracked(|s| s.writes().map(|w| w.command.clone()).collect()));
     spawn_local(async move {
         match pg.engine().ready().await {
             Ok(()) => pg.engine_state.set(EngineState::Ready),
@@ -590,6 +612,17 @@ fn App() -> impl IntoView {
 fn Header() -> impl IntoView {
     let pg = use_pg();
     let lessons = pg.lessons.get_value();
+    // The clock of the running script's elapsed time (ticks only while a script runs).
+    let tick = RwSignal::new(0.0);
+    let clock = StoredValue::new_local(None::<gloo::timers::callback::Interval>);
+    Effect::new(move |_| {
+        if pg.run_started.get().is_some() {
+            tick.set(now_ms());
+            clock.set_value(Some(gloo::timers::callback::Interval::new(100, move || tick.set(now_ms()))));
+        } else {
+            clock.set_value(None);
+        }
+    });
     view! {
         <header class="top">
             <h1><span class="leaf" aria-hidden="true">"◆"</span>" Pattern Playground"</h1>
@@ -610,16 +643,24 @@ fn Header() -> impl IntoView {
                     prop:value=move || (pg.time_limit_ms.get() as f64 / 1000.0).to_string()
                     on:change=move |ev| {
                         if let Ok(s) = event_target_value(&ev).parse::<f64>() {
-                            pg.time_limit_ms.set(((s * 1000.0) as u32).clamp(500, 600_000));
+                            pg.time_limit_ms.set(((s * 1000.0) as u32).clamp(MIN_LIMIT_MS, MAX_LIMIT_MS));
                         }
                     }/>
             </label>
             <button type="button" class="secondary" on:click=move |_| pg.reset_lesson()>"Reset lesson"</button>
             <span class="engine-status" role="status">{move || match pg.engine_state.get() {
                 EngineState::Starting => "Starting the engine…".to_string(),
-                EngineState::Ready => if pg.busy.get() { "Running…".into() } else { "Engine ready".into() },
+                EngineState::Ready => match (pg.busy.get(), pg.run_started.get()) {
+                    (true, Some(t0)) => format!("Running… {:.1} s", (tick.get() - t0).max(0.0) / 1000.0),
+                    (true, None) => "Running…".into(),
+                    _ => "Engine ready".into(),
+                },
                 EngineState::Broken(_) => "Engine failed".into(),
             }}</span>
+            {move || pg.run_started.get().is_some().then(|| view! {
+                <button type="button" class="secondary" id="stop" title="Stop the running script"
+                    on:click=move |_| pg.stop()>"■ Stop"</button>
+            })}
         </header>
     }
 }

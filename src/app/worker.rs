@@ -1,7 +1,18 @@
-//! The client of the engine's Web Worker: numbered requests, answers matched by id, a time limit
-//! that terminates a runaway worker and starts a fresh one.
+//! The client of the engine's worker: numbered requests, typed answers matched by id, and a
+//! deadline on every request.
 //!
-//! All database work goes through [`Engine`]; nothing in the UI touches the engine itself.
+//! The worker runs inside the engine's sandbox (`www/sandbox.js`: an iframe with an opaque origin
+//! whose worker cannot reach the site's storage, caches or network); `ppSandbox.start()` gives a
+//! Worker-like object, which this client drives. All database work goes through [`Engine`];
+//! nothing in the UI touches the engine itself.
+//!
+//! Every request has a deadline. Past it, or when the user stops a run ([`Engine::stop`]), or when
+//! the sandbox dies (a crash, say out of memory), the sandbox is replaced by a fresh one and the
+//! database is restored before any other request is served: from the checkpoint its owner set
+//! ([`Engine::set_checkpoint`], e.g. the snapshot taken before a run), else by replaying the
+//! commands the owner's [`Engine::set_replay`] gives (the session's write log), else empty. The
+//! request that was stopped gets [`EngineError::Stopped`], which says why and how the data came
+//! back.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -11,37 +22,97 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{MessageEvent, Worker, WorkerOptions};
+use web_sys::MessageEvent;
 
-use crate::protocol::{Request, Response};
+use crate::protocol::{Answer, Envelope, Request, Response, RunReport};
+
+/// Deadline of the requests that only move the database around (snapshot, restore, reset).
+pub const HOUSEKEEPING_LIMIT_MS: u32 = 60_000;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The sandboxed worker of `www/sandbox.js` (postMessage, onmessage, onerror, terminate).
+    pub type SandboxWorker;
+    #[wasm_bindgen(method, catch, js_name = postMessage)]
+    fn post(this: &SandboxWorker, message: &JsValue, transfer: &js_sys::Array) -> Result<(), JsValue>;
+    #[wasm_bindgen(method)]
+    fn terminate(this: &SandboxWorker);
+    #[wasm_bindgen(method, setter = onmessage)]
+    fn set_onmessage(this: &SandboxWorker, f: Option<&Function>);
+    #[wasm_bindgen(method, setter = onerror)]
+    fn set_onerror(this: &SandboxWorker, f: Option<&Function>);
+    #[wasm_bindgen(catch, js_namespace = ppSandbox, js_name = start)]
+    fn start_sandbox() -> Result<SandboxWorker, JsValue>;
+}
 
 /// Why a request got no answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineError {
-    /// The request ran past its time limit; the worker was replaced by a fresh, empty one.
-    TimedOut { limit_ms: u32 },
-    /// The worker could not start, crashed, or sent something that is not a protocol message.
+    /// The request was stopped (its deadline passed, the user pressed Stop, or the sandbox died);
+    /// the sandbox was replaced and the database restored as `restored` says.
+    Stopped { why: Stop, what: &'static str, restored: String },
+    /// The worker could not start, or could not serve the request.
     Broken(String),
+}
+
+/// What stopped a request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    TimedOut { limit_ms: u32 },
+    ByUser,
+    Crashed(String),
 }
 
 impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            EngineError::TimedOut { limit_ms } => write!(f, "stopped after {:.1} s", *limit_ms as f64 / 1000.0),
+            EngineError::Stopped { why, what, restored } => {
+                let what = capitalized(what);
+                match why {
+                    Stop::TimedOut { limit_ms } => write!(f, "{what} ran longer than {} s and was stopped", secs(*limit_ms))?,
+                    Stop::ByUser => write!(f, "{what} was stopped")?,
+                    Stop::Crashed(m) => write!(f, "{what} was stopped: {m}")?,
+                }
+                write!(f, "; {restored}.")
+            }
             EngineError::Broken(m) => write!(f, "the engine worker failed: {m}"),
         }
     }
 }
 
-type Pending = HashMap<u32, (Function, Function)>;
+fn secs(ms: u32) -> String {
+    let s = ms as f64 / 1000.0;
+    if s.fract() == 0.0 { format!("{s:.0}") } else { format!("{s:.1}") }
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+/// A request waiting for its answer: the promise's resolve, and the answer once it came.
+struct Waiting {
+    wake: Function,
+    answer: Option<Result<Response, String>>,
+}
+
+type Pending = Rc<RefCell<HashMap<u32, Waiting>>>;
 
 struct Inner {
-    url: String,
-    worker: Option<Worker>,
+    worker: Option<SandboxWorker>,
     next_id: u32,
-    pending: Rc<RefCell<Pending>>,
-    /// Resolves when the current worker posted `ready`.
+    pending: Pending,
+    /// Resolves when the worker is ready and the database restored; every request awaits it.
     ready: Option<Promise>,
+    /// Bumped on every start: a deadline of an older worker does not stop the new one.
+    generation: u32,
+    checkpoint: Option<Vec<u8>>,
+    replay: Option<Rc<dyn Fn() -> Vec<String>>>,
+    /// The request running now and how to stop it (for [`Engine::stop`]).
+    running: Option<(u32, Function)>,
+    /// The last request's turn: requests go one at a time, so a deadline counts only the
+    /// request's own time (not the time it waited behind another).
+    tail: Promise,
     /// Keeps the current worker's handlers alive.
     _handlers: Option<(Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(web_sys::Event)>)>,
 }
@@ -53,116 +124,112 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(url: &str) -> Engine {
+    /// The sandboxed engine; adopts the one www/index.html started at once, if there is one.
+    pub fn new() -> Engine {
         let engine = Engine {
             inner: Rc::new(RefCell::new(Inner {
-                url: url.to_string(),
                 worker: None,
                 next_id: 1,
                 pending: Rc::new(RefCell::new(HashMap::new())),
                 ready: None,
+                generation: 0,
+                checkpoint: None,
+                replay: None,
+                running: None,
+                tail: Promise::resolve(&JsValue::UNDEFINED),
                 _handlers: None,
             })),
         };
-        engine.start();
+        let early = take_early_worker();
+        let ready = engine.start(early);
+        engine.inner.borrow_mut().ready = Some(ready);
         engine
     }
 
-    fn start(&self) {
+    /// The database to restore after a restart: these snapshot bytes (`None`: replay, or empty).
+    pub fn set_checkpoint(&self, bytes: Option<Vec<u8>>) {
+        self.inner.borrow_mut().checkpoint = bytes;
+    }
+
+    /// The commands that rebuild the database after a restart when there is no checkpoint.
+    pub fn set_replay(&self, replay: impl Fn() -> Vec<String> + 'static) {
+        self.inner.borrow_mut().replay = Some(Rc::new(replay));
+    }
+
+    /// Starts a worker (or adopts `early`); the promise resolves once it posted `ready`.
+    fn start(&self, early: Option<(SandboxWorker, js_sys::Array)>) -> Promise {
         let mut inner = self.inner.borrow_mut();
-        // A classic worker: www/worker.js loads the engine's glue and the runtime with importScripts.
-        let opts = WorkerOptions::new();
-        opts.set_name("engine");
-        let pending = inner.pending.clone();
-        let ready_resolve: Rc<RefCell<Option<(Function, Function)>>> = Rc::new(RefCell::new(None));
-        let rr = ready_resolve.clone();
+        inner.generation = inner.generation.wrapping_add(1);
+        let slot: Rc<RefCell<Option<(Function, Function)>>> = Rc::new(RefCell::new(None));
+        let s = slot.clone();
         let ready = Promise::new(&mut |resolve, reject| {
-            *rr.borrow_mut() = Some((resolve, reject));
+            *s.borrow_mut() = Some((resolve, reject));
         });
-        let early = if inner.url == EARLY_WORKER_URL { take_early_worker() } else { None };
         let (worker, early_events) = match early {
             Some(early) => early,
-            None => match Worker::new_with_options(&inner.url, &opts) {
+            None => match start_sandbox() {
                 Ok(w) => (w, js_sys::Array::new()),
-                Err(e) => {
-                    let msg = format!("{e:?}");
-                    inner.ready = Some(Promise::reject(&JsValue::from_str(&msg)));
-                    return;
-                }
+                Err(e) => return Promise::reject(&JsValue::from_str(&format!("the engine's sandbox could not start: {}", js_text(&e)))),
             },
         };
-        let rr = ready_resolve.clone();
+        let pending = inner.pending.clone();
+        let s = slot.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
             let data = ev.data();
-            let kind = js_sys::Reflect::get(&data, &JsValue::from_str("kind")).ok().and_then(|k| k.as_string());
-            if kind.as_deref() == Some("ready") {
-                if let Some((resolve, _)) = rr.borrow_mut().take() {
-                    let _ = resolve.call0(&JsValue::NULL);
+            let (id, answer) = match serde_wasm_bindgen::from_value::<Response>(data.clone()) {
+                Ok(Response::Ready) => {
+                    if let Some((resolve, _)) = s.borrow_mut().take() {
+                        let _ = resolve.call0(&JsValue::NULL);
+                    }
+                    return;
                 }
-                return;
-            }
-            if kind.as_deref() == Some("failed") {
-                let why = js_sys::Reflect::get(&data, &JsValue::from_str("error")).ok().and_then(|e| e.as_string());
-                if let Some((_, reject)) = rr.borrow_mut().take() {
-                    let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(&why.unwrap_or_else(|| "the engine did not load".into())));
+                Ok(Response::Failed { error }) => {
+                    if let Some((_, reject)) = s.borrow_mut().take() {
+                        let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(&error));
+                    }
+                    return;
                 }
-                return;
-            }
-            let id = js_sys::Reflect::get(&data, &JsValue::from_str("id")).ok().and_then(|v| v.as_f64());
-            let Some(id) = id else {
-                web_sys::console::warn_2(&"engine worker: message without id".into(), &data);
-                return;
+                Ok(r) => (r.id(), Ok(r)),
+                // An answer that does not read as one still goes to its request, with why.
+                Err(e) => {
+                    let id = serde_wasm_bindgen::from_value::<Envelope>(data).ok().and_then(|e| e.id);
+                    (id, Err(format!("an unreadable answer from the worker: {e}")))
+                }
             };
-            let entry = pending.borrow_mut().remove(&(id as u32));
-            if let Some((resolve, _)) = entry {
-                let _ = resolve.call1(&JsValue::NULL, &data);
+            let Some(id) = id else { return };
+            if let Some(w) = pending.borrow_mut().get_mut(&id) {
+                w.answer = Some(answer);
+                let _ = w.wake.call1(&JsValue::NULL, &JsValue::TRUE);
             }
         });
-        let pending = inner.pending.clone();
-        let rr = ready_resolve;
+        let s = slot;
+        let this = self.clone();
+        let generation = inner.generation;
         let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
-            let msg = ev
-                .dyn_ref::<web_sys::ErrorEvent>()
-                .map(|e| format!("{} ({}:{})", e.message(), e.filename(), e.lineno()))
-                .unwrap_or_else(|| "the worker script failed to load".to_string());
-            if let Some((_, reject)) = rr.borrow_mut().take() {
+            let msg = ev.dyn_ref::<web_sys::ErrorEvent>().map(|e| e.message()).unwrap_or_else(|| "the worker script failed to load".to_string());
+            if let Some((_, reject)) = s.borrow_mut().take() {
+                // It never started: whoever waits for it hears why.
                 let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(&msg));
+                return;
             }
-            for (_, (_, reject)) in pending.borrow_mut().drain() {
-                let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(&msg));
-            }
+            // It died while serving: the running request is stopped (the others wait for the
+            // restart and the restored database).
+            this.interrupt(generation, Stop::Crashed(msg));
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        inner.worker = Some(worker);
+        drop(inner);
         // What an early worker said before the UI was there (its `ready` above all).
         for ev in early_events.iter() {
             let handler: &Function = if ev.is_instance_of::<MessageEvent>() { on_message.as_ref().unchecked_ref() } else { on_error.as_ref().unchecked_ref() };
             let _ = handler.call1(&JsValue::NULL, &ev);
         }
-        inner.worker = Some(worker);
-        inner.ready = Some(ready);
-        inner._handlers = Some((on_message, on_error));
+        self.inner.borrow_mut()._handlers = Some((on_message, on_error));
+        ready
     }
 
-    /// Terminates the worker (dropping every pending request) and starts a fresh one.
-    pub fn restart(&self) {
-        {
-            let mut inner = self.inner.borrow_mut();
-            if let Some(w) = inner.worker.take() {
-                w.set_onmessage(None);
-                w.set_onerror(None);
-                w.terminate();
-            }
-            let msg = JsValue::from_str("the worker was restarted");
-            for (_, (_, reject)) in inner.pending.borrow_mut().drain() {
-                let _ = reject.call1(&JsValue::NULL, &msg);
-            }
-            inner._handlers = None;
-        }
-        self.start();
-    }
-
-    /// Waits until the worker posted `ready`.
+    /// Waits until the worker is ready (and, after a restart, the database restored).
     pub async fn ready(&self) -> Result<(), EngineError> {
         let p = self.inner.borrow().ready.clone();
         match p {
@@ -171,63 +238,272 @@ impl Engine {
         }
     }
 
-    /// Sends one request and waits for its answer, at most `limit_ms` if given: past it the worker
-    /// is terminated and replaced by a fresh one (empty: the caller restores a snapshot).
-    pub async fn call(&self, make: impl FnOnce(u32) -> Request, limit_ms: Option<u32>) -> Result<Response, EngineError> {
-        self.ready().await?;
-        let (id, worker, pending) = {
+    /// Stops the request running now (the Stop button): it ends with [`Stop::ByUser`].
+    pub fn stop(&self) {
+        let generation = self.inner.borrow().generation;
+        self.interrupt(generation, Stop::ByUser);
+    }
+
+    /// Stops the running request of worker `generation` with `why` (its `call` then restarts the
+    /// worker and restores the database).
+    fn interrupt(&self, generation: u32, why: Stop) {
+        let stop = {
+            let inner = self.inner.borrow();
+            if inner.generation != generation {
+                return;
+            }
+            inner.running.clone()
+        };
+        match stop {
+            Some((_, f)) => {
+                let _ = f.call1(&JsValue::NULL, &JsValue::from_str(&why_code(&why)));
+            }
+            // Nothing running: restart at once, so the next request finds a live worker.
+            None => {
+                let this = self.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _turn = this.turn().await;
+                    if this.inner.borrow().generation == generation {
+                        let _ = this.restart().await;
+                    }
+                });
+            }
+        }
+    }
+
+    /// Replaces the worker by a fresh one and restores the database; every request waits for it.
+    /// Returns how the database came back.
+    async fn restart(&self) -> String {
+        {
+            let mut inner = self.inner.borrow_mut();
+            if let Some(w) = inner.worker.take() {
+                w.set_onmessage(None);
+                w.set_onerror(None);
+                w.terminate();
+            }
+            inner.running = None;
+            // Requests sent to the old worker get no answer from it: they are sent again below,
+            // after the restore, by their callers' retry (see `call`).
+            for (_, w) in inner.pending.borrow_mut().iter_mut() {
+                w.answer = Some(Err(RESTARTED.into()));
+                let _ = w.wake.call1(&JsValue::NULL, &JsValue::TRUE);
+            }
+        }
+        let started = self.start(None);
+        let (restore, replay) = {
+            let inner = self.inner.borrow();
+            (inner.checkpoint.clone(), if inner.checkpoint.is_none() { inner.replay.clone().map(|f| f()) } else { None })
+        };
+        let this = self.clone();
+        let outcome: Rc<RefCell<String>> = Rc::new(RefCell::new(String::new()));
+        let out = outcome.clone();
+        let gate = wasm_bindgen_futures::future_to_promise(async move {
+            JsFuture::from(started).await?;
+            let text = match (restore, replay) {
+                (Some(bytes), _) => match this.send(Request::Restore { id: 0, bytes }, HOUSEKEEPING_LIMIT_MS).await {
+                    Ok(_) => "the database is back as it was before".to_string(),
+                    Err(e) => format!("the database could not be restored ({e}) and is empty"),
+                },
+                (None, Some(commands)) if !commands.is_empty() => {
+                    let n = commands.len();
+                    let mut failed = 0;
+                    for command in commands {
+                        match this.send(Request::Command { id: 0, command }, HOUSEKEEPING_LIMIT_MS).await {
+                            Ok(Answer::Command(reply)) if reply_ok(&reply) => {}
+                            _ => failed += 1,
+                        }
+                    }
+                    if failed == 0 {
+                        format!("the database was rebuilt from the session's {n} write(s)")
+                    } else {
+                        format!("the database was rebuilt from the session's {n} write(s), {failed} of which failed")
+                    }
+                }
+                _ => "the database is empty again".to_string(),
+            };
+            *out.borrow_mut() = text;
+            Ok(JsValue::UNDEFINED)
+        });
+        self.inner.borrow_mut().ready = Some(gate.clone());
+        match JsFuture::from(gate).await {
+            Ok(_) => outcome.borrow().clone(),
+            Err(e) => format!("the engine did not start again ({})", js_text(&e)),
+        }
+    }
+
+    /// Sends one request to the current worker and waits for its answer, at most `limit_ms`; does
+    /// not wait for `ready` (the restart's own restore uses it).
+    async fn send(&self, req: Request, limit_ms: u32) -> Result<Answer, EngineError> {
+        let (id, worker, pending, generation) = {
             let mut inner = self.inner.borrow_mut();
             let id = inner.next_id;
             inner.next_id = inner.next_id.wrapping_add(1).max(1);
-            let Some(w) = inner.worker.clone() else { return Err(EngineError::Broken("no worker".into())) };
-            (id, w, inner.pending.clone())
+            let Some(w) = inner.worker.as_ref().map(|w| AsRef::<JsValue>::as_ref(w).clone().unchecked_into::<SandboxWorker>()) else {
+                return Err(EngineError::Broken("no worker".into()));
+            };
+            (id, w, inner.pending.clone(), inner.generation)
         };
-        let req = make(id);
+        let req = with_id(req, id);
+        let what = req.what();
         let msg = serde_wasm_bindgen::to_value(&req).map_err(|e| EngineError::Broken(e.to_string()))?;
-        let answer = Promise::new(&mut |resolve, reject| {
-            pending.borrow_mut().insert(id, (resolve, reject));
+        let answer = Promise::new(&mut |wake, _| {
+            pending.borrow_mut().insert(id, Waiting { wake, answer: None });
         });
-        worker.post_message(&msg).map_err(|e| EngineError::Broken(js_text(&e)))?;
-        let waited = match limit_ms {
-            None => JsFuture::from(answer).await,
-            Some(ms) => {
-                let timer = Promise::new(&mut |resolve, _| {
-                    if let Some(w) = web_sys::window() {
-                        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
-                    }
-                });
-                let raced = JsFuture::from(Promise::race(&js_sys::Array::of2(&answer, &timer))).await;
-                match raced {
-                    Ok(v) if v.is_undefined() => {
-                        pending.borrow_mut().remove(&id);
-                        self.restart();
-                        return Err(EngineError::TimedOut { limit_ms: ms });
-                    }
-                    other => other,
-                }
+        // Stop: resolves the race with the reason (a string); the deadline with `undefined`.
+        let stopped = Promise::new(&mut |resolve, _| {
+            self.inner.borrow_mut().running = Some((id, resolve));
+        });
+        let timer = Promise::new(&mut |resolve, _| {
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, limit_ms.min(i32::MAX as u32) as i32);
             }
-        };
-        let data = waited.map_err(|e| EngineError::Broken(js_text(&e)))?;
-        // A request the worker could not serve: { id, kind, error: "<message>" }.
-        if let Some(why) = js_sys::Reflect::get(&data, &JsValue::from_str("error")).ok().and_then(|e| e.as_string()) {
-            return Err(EngineError::Broken(why));
+        });
+        if let Err(e) = worker.post(&msg, &js_sys::Array::new()) {
+            pending.borrow_mut().remove(&id);
+            return Err(EngineError::Broken(js_text(&e)));
         }
-        serde_wasm_bindgen::from_value::<Response>(data)
-            .map_err(|e| EngineError::Broken(format!("unexpected answer from the worker: {e}")))
+        let raced = JsFuture::from(Promise::race(&js_sys::Array::of3(&answer, &timer, &stopped))).await;
+        {
+            let mut inner = self.inner.borrow_mut();
+            if inner.running.as_ref().is_some_and(|(r, _)| *r == id) {
+                inner.running = None;
+            }
+        }
+        let answered = pending.borrow_mut().remove(&id).and_then(|w| w.answer);
+        let why = match (answered, raced) {
+            (Some(Ok(response)), _) => return req.answers(response).map_err(EngineError::Broken),
+            (Some(Err(e)), _) if e == RESTARTED => return Err(EngineError::Broken(RESTARTED.into())),
+            (Some(Err(e)), _) => return Err(EngineError::Broken(e)),
+            (None, Ok(v)) if v.is_undefined() => Stop::TimedOut { limit_ms },
+            (None, Ok(v)) => stop_from_code(&v.as_string().unwrap_or_default()),
+            (None, Err(e)) => return Err(EngineError::Broken(js_text(&e))),
+        };
+        // Only the worker this request went to is replaced (a restart may have happened already).
+        if self.inner.borrow().generation != generation {
+            return Err(EngineError::Broken(RESTARTED.into()));
+        }
+        let restored = Box::pin(self.restart()).await;
+        Err(EngineError::Stopped { why, what, restored })
+    }
+
+    /// Sends one request once the worker is ready and returns its typed answer. Requests that were
+    /// waiting behind one that got stopped are sent again to the fresh worker.
+    async fn call(&self, req: Request, limit_ms: u32) -> Result<Answer, EngineError> {
+        let _turn = self.turn().await;
+        for _ in 0..3 {
+            self.ready().await?;
+            match self.send(req.clone(), limit_ms).await {
+                Err(EngineError::Broken(m)) if m == RESTARTED => continue,
+                other => return other,
+            }
+        }
+        Err(EngineError::Broken(RESTARTED.into()))
+    }
+
+    /// Waits for this request's turn; the turn passes on when the guard drops.
+    async fn turn(&self) -> Turn {
+        let mut release = None;
+        let mine = Promise::new(&mut |resolve, _| release = Some(resolve));
+        let before = std::mem::replace(&mut self.inner.borrow_mut().tail, mine);
+        let _ = JsFuture::from(before).await;
+        Turn(release)
+    }
+
+    /// Runs a mongosh script, at most `limit_ms`.
+    pub async fn run(&self, code: String, filename: String, limit_ms: u32) -> Result<RunReport, EngineError> {
+        match self.call(Request::Run { id: 0, code, filename }, limit_ms).await? {
+            Answer::Run(r) => Ok(r),
+            other => Err(EngineError::Broken(format!("not a run's answer: {other:?}"))),
+        }
+    }
+
+    /// Runs one server command (canonical Extended JSON); the reply's text.
+    pub async fn command(&self, command: String, limit_ms: u32) -> Result<String, EngineError> {
+        match self.call(Request::Command { id: 0, command }, limit_ms).await? {
+            Answer::Command(r) => Ok(r),
+            other => Err(EngineError::Broken(format!("not a command's answer: {other:?}"))),
+        }
+    }
+
+    /// The whole database as bytes.
+    pub async fn snapshot(&self) -> Result<Vec<u8>, EngineError> {
+        match self.call(Request::Snapshot { id: 0 }, HOUSEKEEPING_LIMIT_MS).await? {
+            Answer::Snapshot(b) => Ok(b),
+            other => Err(EngineError::Broken(format!("not a snapshot: {other:?}"))),
+        }
+    }
+
+    /// Replaces the database with snapshot bytes.
+    pub async fn restore(&self, bytes: Vec<u8>) -> Result<(), EngineError> {
+        self.call(Request::Restore { id: 0, bytes }, HOUSEKEEPING_LIMIT_MS).await.map(|_| ())
+    }
+
+    /// Empties the database.
+    pub async fn reset(&self) -> Result<(), EngineError> {
+        self.call(Request::Reset { id: 0 }, HOUSEKEEPING_LIMIT_MS).await.map(|_| ())
     }
 }
 
-/// The worker URL that www/index.html starts before the UI loads (`window.ppEarlyWorker`).
-const EARLY_WORKER_URL: &str = "worker.js";
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
 
-/// Takes (once) the worker that www/index.html started at once, in parallel with the UI's
+/// A request's turn (see [`Engine::turn`]); dropping it lets the next request go.
+struct Turn(Option<Function>);
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Some(f) = self.0.take() {
+            let _ = f.call0(&JsValue::NULL);
+        }
+    }
+}
+
+const RESTARTED: &str = "the worker was restarted";
+
+fn why_code(why: &Stop) -> String {
+    match why {
+        Stop::ByUser => "user".into(),
+        Stop::TimedOut { limit_ms } => format!("time:{limit_ms}"),
+        Stop::Crashed(m) => format!("crash:{m}"),
+    }
+}
+
+fn stop_from_code(code: &str) -> Stop {
+    if let Some(m) = code.strip_prefix("crash:") {
+        Stop::Crashed(m.to_string())
+    } else if let Some(ms) = code.strip_prefix("time:").and_then(|n| n.parse().ok()) {
+        Stop::TimedOut { limit_ms: ms }
+    } else {
+        Stop::ByUser
+    }
+}
+
+/// Whether a command's reply (canonical Extended JSON) says `ok: 1`.
+fn reply_ok(reply: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(reply).ok().and_then(|r| r.get("ok").and_then(super::ejson::as_f64)).is_some_and(|ok| ok == 1.0)
+}
+
+fn with_id(req: Request, id: u32) -> Request {
+    match req {
+        Request::Run { code, filename, .. } => Request::Run { id, code, filename },
+        Request::Command { command, .. } => Request::Command { id, command },
+        Request::Snapshot { .. } => Request::Snapshot { id },
+        Request::Restore { bytes, .. } => Request::Restore { id, bytes },
+        Request::Reset { .. } => Request::Reset { id },
+    }
+}
+
+/// Takes (once) the sandbox that www/index.html started at once, in parallel with the UI's
 /// WebAssembly, and the events it received before the UI set its handlers.
-fn take_early_worker() -> Option<(Worker, js_sys::Array)> {
+fn take_early_worker() -> Option<(SandboxWorker, js_sys::Array)> {
     let window = web_sys::window()?;
     let key = JsValue::from_str("ppEarlyWorker");
     let early = js_sys::Reflect::get(&window, &key).ok().filter(JsValue::is_object)?;
     let _ = js_sys::Reflect::delete_property(window.unchecked_ref::<js_sys::Object>(), &key);
-    let worker = js_sys::Reflect::get(&early, &JsValue::from_str("worker")).ok()?.dyn_into::<Worker>().ok()?;
+    let worker = js_sys::Reflect::get(&early, &JsValue::from_str("worker")).ok().filter(JsValue::is_object)?.unchecked_into::<SandboxWorker>();
     let events = js_sys::Reflect::get(&early, &JsValue::from_str("events")).ok()?.dyn_into::<js_sys::Array>().ok()?;
     Some((worker, events))
 }

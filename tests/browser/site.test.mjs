@@ -6,6 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { createHash } from "node:crypto";
 import { serve } from "./server.mjs";
 import { ROOT, DIST, SHOTS, launch } from "./browser.mjs";
 
@@ -77,7 +78,7 @@ test("every page of the site uses relative URLs and loads under a sub-path", asy
   await withSite(async ({ site, context }) => {
     const { page, errors, failed } = await open(context, site.url);
     await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
-    for (const f of ["lessons.html", "embed-demo.html", "embed.js", "sw.js", "register-sw.js", "worker.js", "runtime.js", "engine/engine_bg.wasm"]) {
+    for (const f of ["lessons.html", "embed-demo.html", "embed.js", "sw.js", "register-sw.js", "sandbox.js", "worker.js", "runtime.js", "engine/engine_bg.wasm"]) {
       const r = await page.request.get(new URL(f, site.url).href);
       assert.equal(r.status(), 200, f);
     }
@@ -122,7 +123,11 @@ test("once loaded, the site works offline: the service worker serves every file"
   const files = await distFiles();
   const sw = await readFile(join(DIST, "sw.js"), "utf8");
   const precache = JSON.parse(sw.match(/\/\* PRECACHE \*\/ (.*) \/\* END PRECACHE \*\//)[1]);
-  assert.deepEqual(precache.files, files.filter((f) => f !== "sw.js"));
+  assert.deepEqual(Object.keys(precache.files), files.filter((f) => f !== "sw.js"));
+  // Each with the SHA-256 of its bytes, which the service worker checks.
+  for (const [f, integrity] of Object.entries(precache.files)) {
+    assert.equal(integrity, `sha256-${createHash("sha256").update(await readFile(join(DIST, f))).digest("base64")}`, f);
+  }
   assert.match(precache.version, /^[0-9a-f]{16}$/);
 
   await withSite(async ({ site, context }) => {
@@ -132,10 +137,10 @@ test("once loaded, the site works offline: the service worker serves every file"
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60_000 });
     const cached = await page.evaluate(async () => {
       const names = await caches.keys();
-      const cache = await caches.open(names.find((n) => n.startsWith("pattern-playground-")));
+      const cache = await caches.open(names.find((n) => n.startsWith("pattern-playground:")));
       return (await cache.keys()).map((r) => r.url);
     });
-    assert.deepEqual(cached.map((u) => u.slice(site.url.length)).sort(), precache.files);
+    assert.deepEqual(cached.map((u) => u.slice(site.url.length)).sort(), Object.keys(precache.files));
 
     // Offline, and the server gone too (it takes no new connection; withSite waits for the rest).
     await context.setOffline(true);

@@ -1,6 +1,7 @@
 // The browser side: www/worker.js with build/runtime.js and build/engine in headless Chromium
-// (playwright-core and Debian's /usr/bin/chromium), speaking the protocol written at the top of
-// worker.js. The output pane must show exactly what `make script` prints for the same script.
+// (playwright-core and Debian's /usr/bin/chromium), started as the site starts it, inside the
+// engine's sandbox (www/sandbox.js), and speaking the protocol written at the top of worker.js.
+// The output pane must show exactly what `make script` prints for the same script.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,7 +14,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 const FILES = {
-  '/index.html': { type: 'text/html', body: '<!doctype html><title>worker test</title>' },
+  '/index.html': { type: 'text/html', body: '<!doctype html><title>worker test</title><script src="sandbox.js"></script>' },
+  '/sandbox.js': { type: 'text/javascript', file: path.join(root, 'www', 'sandbox.js') },
   '/worker.js': { type: 'text/javascript', file: path.join(root, 'www', 'worker.js') },
   '/runtime.js': { type: 'text/javascript', file: path.join(root, 'build', 'runtime.js') },
   '/engine/engine.js': { type: 'text/javascript', file: path.join(root, 'build', 'engine', 'engine.js') },
@@ -40,7 +42,7 @@ before(async () => {
   page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
   const first = await page.evaluate(() => new Promise((resolve) => {
-    const w = new Worker('worker.js');
+    const w = window.ppSandbox.start();
     const pending = new Map();
     let next = 1;
     window.call = (msg) => new Promise((res) => {
@@ -75,6 +77,31 @@ test('worker: a run answers with output, error, cost and writes', async () => {
   assert.equal(r.writes.length, 1);
   assert.equal(r.writes[0].collection, 'w');
   assert.deepEqual(JSON.parse(r.writes[0].command), { insert: 'w', documents: [{ _id: { $numberInt: '1' }, a: { $numberInt: '1' } }], ordered: true });
+});
+
+test('worker: a script reaches none of the site\'s storage, caches or network, and leaves no timer behind', async () => {
+  const site = JSON.stringify(`http://127.0.0.1:${server.address().port}/`);
+  const code = [
+    'const out = [];',
+    "const probe = async (name, f) => { try { await f(); out.push(name + ' reached'); } catch { out.push(name + ' refused'); } };",
+    "await probe('caches', () => caches.open('x'));",
+    `await probe('fetch', () => fetch(${site} + 'index.html'));`,
+    "await probe('indexedDB', () => new Promise((ok, fail) => { const r = indexedDB.open('x'); r.onsuccess = ok; r.onerror = () => fail(r.error); }));",
+    `await probe('importScripts', () => importScripts(${site} + 'sandbox.js'));`,
+    "await probe('localStorage', () => localStorage.getItem('x'));",
+    'setTimeout(() => { while (true) {} }, 100);',
+    "print(out.join(', '));",
+  ].join('\n');
+  const r = await call({ kind: 'run', filename: 'probe.js', code });
+  assert.deepEqual(r.output, [{ stream: 'out', text: 'caches refused, fetch refused, indexedDB refused, importScripts refused, localStorage refused' }]);
+  await new Promise((ok) => setTimeout(ok, 500));
+  const next = await Promise.race([call({ kind: 'command', command: '{"listCollections":1}' }), new Promise((ok) => setTimeout(() => ok('hung'), 5000))]);
+  assert.equal(next.kind, 'command');
+});
+
+test('worker: a request it cannot serve is answered with kind "error"', async () => {
+  const r = await call({ kind: 'bogus' });
+  assert.deepEqual(r, { id: r.id, kind: 'error', error: 'unknown request kind: bogus' });
 });
 
 test('worker: errors point at the user\'s script', async () => {

@@ -1,0 +1,171 @@
+// The engine's sandbox: user scripts run where they cannot reach the site's storage, caches or
+// network.
+//
+//   page (the site's origin)                      sandbox frame (opaque origin)
+//   ppSandbox.start() ── fetches worker.js,  ──►  <iframe sandbox="allow-scripts" srcdoc>
+//     runtime.js, engine/engine.js and              CSP: connect-src 'none' (no fetch, XHR,
+//     engine/engine_bg.wasm (this origin,           WebSocket), no storage of its own origin
+//     so the service worker's cache)                └─ blob: Worker = engine.js + runtime.js
+//   the MessagePort  ◄────── typed messages ──────►     + worker.js, the wasm handed in as bytes
+//
+// The frame has no `allow-same-origin`, so its origin is opaque: `caches`, `indexedDB` and
+// `localStorage` are refused there and in its worker, requests to the site are cross-origin, and
+// the CSP of the frame (inherited by its blob: worker) cuts the network. The page hands in every
+// file the worker needs; the frame fetches nothing.
+//
+// `ppSandbox.start()` returns a Worker-like object (postMessage, onmessage, onerror, terminate):
+// messages go straight between the page and the engine worker over a MessagePort the worker keeps
+// in a closure, so a script cannot post protocol messages. The frame itself only starts the worker
+// and answers pings: while a request is outstanding the page pings it every second, and a frame
+// that stops answering (its process crashed, e.g. a script's allocation loop ran out of memory)
+// is reported through `onerror`, like a worker that died, so the client restarts it.
+//
+// index.html starts one at once (`window.ppEarlyWorker`, adopted by src/app/worker.rs).
+(function () {
+  'use strict';
+  if (window.ppSandbox) return;
+
+  // The frame's document. Its CSP adds to the page's (a srcdoc frame inherits the page's policy):
+  // nothing may be fetched or connected to; scripts only inline (this one) and blob: (the worker,
+  // and the nested worker that locates syntax errors); `unsafe-eval` because the runtime evaluates
+  // the user's script. Keep FRAME_HTML byte-identical to what tools/site.mjs hashes for the
+  // site's CSP (it reads it from this file).
+  const FRAME_SCRIPT =
+    "(function(){'use strict';var worker=null;" +
+    "function say(m){parent.postMessage(m,'*');}" +
+    "window.addEventListener('message',function(e){if(e.source!==parent)return;var d=e.data;if(!d||typeof d!=='object')return;" +
+    "if(d.pp==='ping'){say({pp:'pong',n:d.n});return;}" +
+    "if(d.pp!=='boot'||worker)return;" +
+    "try{var url=URL.createObjectURL(new Blob([d.engine,'\\n;\\n',d.runtime,'\\n;\\n',d.worker],{type:'text/javascript'}));" +
+    "worker=new Worker(url,{name:'engine'});" +
+    "worker.onerror=function(ev){say({pp:'error',message:String(ev.message||'the engine worker failed')+(ev.lineno?' (line '+ev.lineno+')':'')});};" +
+    "worker.postMessage({pp:'boot',wasm:d.wasm,port:d.port},[d.port]);}" +
+    "catch(err){say({pp:'error',message:String(err&&err.message||err)});}});" +
+    "say({pp:'sandbox'});})();";
+  const FRAME_CSP =
+    "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval' 'wasm-unsafe-eval' blob:; worker-src blob:; connect-src 'none'";
+  const FRAME_HTML =
+    '<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="' + FRAME_CSP + '">' +
+    '<script>' + FRAME_SCRIPT + '</script>';
+
+  const PING_MS = 1000;
+  const DEAD_MS = 4000;
+
+  let files = null;
+  /** The worker's files, fetched once per page (a restart reuses them). */
+  function load(base) {
+    if (files && files.base === base) return files.promise;
+    const text = (f) =>
+      fetch(new URL(f, base)).then((r) => {
+        if (!r.ok) throw new Error(`${f}: HTTP ${r.status}`);
+        return f.endsWith('.wasm') ? r.arrayBuffer() : r.text();
+      });
+    const promise = Promise.all(['worker.js', 'runtime.js', 'engine/engine.js', 'engine/engine_bg.wasm'].map(text)).then(
+      ([worker, runtime, engine, wasm]) => ({ worker, runtime, engine, wasm }),
+    );
+    promise.catch(() => {
+      files = null;
+    });
+    files = { base, promise };
+    return promise;
+  }
+
+  class SandboxWorker {
+    constructor(base) {
+      this.onmessage = null;
+      this.onerror = null;
+      this._dead = false;
+      this._outstanding = 0;
+      // When the unanswered ping was sent (0: none is).
+      this._pingSent = 0;
+      this._ping = 0;
+      const channel = new MessageChannel();
+      this._port = channel.port1;
+      this._port.onmessage = (e) => {
+        if (e.data && typeof e.data === 'object' && e.data.id !== undefined) this._outstanding = Math.max(0, this._outstanding - 1);
+        if (typeof this.onmessage === 'function') this.onmessage(e);
+      };
+      const frame = document.createElement('iframe');
+      frame.setAttribute('sandbox', 'allow-scripts');
+      frame.setAttribute('aria-hidden', 'true');
+      frame.setAttribute('tabindex', '-1');
+      frame.title = 'Pattern Playground engine sandbox';
+      frame.className = 'pp-sandbox';
+      frame.style.cssText = 'display:none';
+      frame.srcdoc = FRAME_HTML;
+      this.frame = frame;
+      const sources = load(base);
+      this._onWindowMessage = (e) => {
+        if (e.source !== frame.contentWindow || !e.data || typeof e.data !== 'object') return;
+        const d = e.data;
+        if (d.pp === 'sandbox') {
+          sources.then(
+            (f) => {
+              if (this._dead) return;
+              // The wasm goes as a copy: a restart needs the bytes again.
+              frame.contentWindow.postMessage(
+                { pp: 'boot', worker: f.worker, runtime: f.runtime, engine: f.engine, wasm: f.wasm, port: channel.port2 },
+                '*',
+                [channel.port2],
+              );
+            },
+            (err) => this._fail(`the engine's files could not be loaded: ${err && err.message ? err.message : err}`),
+          );
+        } else if (d.pp === 'pong' && d.n === this._ping) {
+          this._pingSent = 0;
+        } else if (d.pp === 'error') {
+          this._fail(String(d.message));
+        }
+      };
+      window.addEventListener('message', this._onWindowMessage);
+      (document.body || document.documentElement).appendChild(frame);
+      this._timer = setInterval(() => this._check(), PING_MS);
+    }
+
+    postMessage(message, transfer) {
+      if (this._dead) return;
+      if (message && typeof message === 'object' && message.id !== undefined) this._outstanding += 1;
+      this._port.postMessage(message, transfer || []);
+    }
+
+    /** While a request is outstanding: ping the frame; a frame that leaves a ping unanswered
+     * for DEAD_MS is dead. (Only an unanswered ping counts: a background tab's timers may run
+     * once a minute.) */
+    _check() {
+      if (this._dead) return;
+      const now = Date.now();
+      if (this._pingSent !== 0) {
+        if (now - this._pingSent > DEAD_MS) this._fail('the engine stopped answering: its sandbox crashed (a script may have run out of memory)');
+        return;
+      }
+      if (this._outstanding === 0) return;
+      this._pingSent = now;
+      if (this.frame.contentWindow) this.frame.contentWindow.postMessage({ pp: 'ping', n: ++this._ping }, '*');
+    }
+
+    _fail(message) {
+      if (this._dead) return;
+      const handler = this.onerror;
+      this.terminate();
+      if (typeof handler === 'function') handler(new ErrorEvent('error', { message }));
+    }
+
+    terminate() {
+      if (this._dead) return;
+      this._dead = true;
+      clearInterval(this._timer);
+      window.removeEventListener('message', this._onWindowMessage);
+      this._port.onmessage = null;
+      this._port.close();
+      this.frame.remove();
+    }
+  }
+
+  window.ppSandbox = {
+    /** A sandboxed engine worker; `base` is the site's URL (default: this page's directory). */
+    start(base) {
+      return new SandboxWorker(String(new URL(base || '.', location.href)));
+    },
+    FRAME_HTML,
+  };
+})();
