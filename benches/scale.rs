@@ -287,11 +287,11 @@ fn main() {
     println!("scale: worst growth for 10x data x{worst:.1} (target <= 12x: {})", if worst <= 12.0 { "met" } else { "MISSED" });
     for (n, (held, bson, ix, key)) in memory {
         println!(
-            "scale memory at {n}: {held:.1} heap bytes per document held for {bson:.1} BSON bytes ({:.2}x, target <= 2x: {}); index {{sensor, v}} {ix:.1} bytes per key for {key:.1} key bytes ({:.2}x, target <= 1.5x: {})",
+            "scale memory at {n}: {held:.1} heap bytes per document held for {bson:.1} BSON bytes ({:.2}x, target <= 2x: {}); index {{sensor, v}} {ix:.1} bytes per key for {key:.1} key bytes ({:.2}x, target <= 1.5x; heap growth during createIndex: at 100 000 documents and more it comes out too low, something is freed meanwhile, so only the smallest size is a verdict: {})",
             held / bson,
             if held / bson <= 2.0 { "met" } else { "MISSED" },
             ix / key,
-            if ix / key <= 1.5 { "met" } else { "MISSED" },
+            if n > 10_000 { "n/a" } else if ix / key <= 1.5 { "met" } else { "MISSED" },
         );
     }
 }
