@@ -33,6 +33,7 @@ build/engine: build/engine/engine_bg.wasm
 # `--crate-type cdylib`: built alone, not beside the rlib that Cargo.toml also asks for, the
 # engine's wasm is ~60 KB gzipped smaller (LTO can internalize the crate's items).
 build/engine/engine_bg.wasm: $(ENGINE_SRC) | node_modules/.package-lock.json
+	@echo "[build] the engine as WebAssembly (cargo release build with LTO: ~3 min from scratch on 2 cores, then wasm-bindgen and wasm-opt: ~30 s)"
 	cargo rustc --lib --release --target wasm32-unknown-unknown --features wasm --crate-type cdylib
 	wasm-bindgen --target no-modules --no-typescript --out-dir build/engine --out-name engine $(ENGINE_WASM)
 	node_modules/.bin/wasm-opt -Oz $(WASM_FEATURES) -o build/engine/engine_bg.wasm build/engine/engine_bg.wasm
@@ -74,6 +75,7 @@ serve: setup-site
 
 # dist/: the whole static site, relative URLs (works from any sub-path).
 dist: setup-site web-assets
+	@echo "[build] the UI (trunk build --release: cargo ~5 min from scratch on 2 cores, seconds when built; then wasm-bindgen and wasm-opt: ~1 min)"
 	trunk build --release
 	node tools/site.mjs precache dist
 	@echo "dist/ is ready: $$(du -sh dist | cut -f1)"

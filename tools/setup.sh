@@ -7,8 +7,9 @@
 # only), by `make test` and by .ci/run.
 #
 # On a fresh machine the slow steps overlap (figures measured on 2 cores, README.md):
-#   foreground   cargo install trunk, then wasm-bindgen-cli, in one shared target dir with
-#                link-time optimisation off (trunk's own profile asks for fat LTO, one codegen unit)
+#   foreground   cargo install trunk, then wasm-bindgen-cli, in one shared target dir, with
+#                link-time optimisation off and opt-level 1 (trunk's own profile asks for fat LTO
+#                and one codegen unit)
 #   background   apt (browsers), npm ci, and the site's first wasm compile (the same cargo commands
 #                `make dist` runs later, so they find it done): each logs to build/setup/<step>.log
 # Each step says what it does and about how long it takes; a summary lists what each took.
@@ -143,26 +144,27 @@ fi
 
 # ---- foreground: the two cargo installs ------------------------------------------------------------
 # One target dir for both (they share many dependencies), and a quicker profile than the crates'
-# own: trunk asks for fat LTO with one codegen unit, which costs minutes on 2 cores and buys nothing
-# a developer notices in a tool that mostly waits for cargo.
+# own: trunk asks for fat LTO with one codegen unit, whose single-threaded optimisation of the whole
+# program is minutes of the install on 2 cores; opt-level 1 halves LLVM's share of the rest. Neither
+# is noticed in use: trunk mostly waits for cargo, and wasm-bindgen takes seconds on the UI's wasm.
 INSTALL_TARGET="${TMPDIR:-/tmp}/pp-cargo-install"
 install_tool() {   # install_tool NAME VERSION ESTIMATE [cargo install flags...]
     local name="$1" version="$2" estimate="$3"; shift 3
     say "INSTALLING $name $version (cargo install; about $estimate on 2 cores)"
     local t=$SECONDS
-    CARGO_TARGET_DIR="$INSTALL_TARGET" CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    CARGO_TARGET_DIR="$INSTALL_TARGET" CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
         CARGO_PROFILE_RELEASE_DEBUG=false CARGO_PROFILE_RELEASE_INCREMENTAL=false \
         cargo install "$name" --version "$version" --force "$@"
     took "$name" $((SECONDS - t))
 }
 if [[ $need_trunk == 1 ]]; then
-    install_tool trunk "$TRUNK_VERSION" "6-9 min" --locked
+    install_tool trunk "$TRUNK_VERSION" "6 min (9.6 with its own profile)" --locked
 else
     say "trunk $TRUNK_VERSION: present"
 fi
 if [[ $need_wb == 1 ]]; then
     # No --locked: the registry snapshot lacks one of its locked dependencies.
-    install_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" "5-7 min"
+    install_tool wasm-bindgen-cli "$WASM_BINDGEN_VERSION" "5 min (7 with its own profile)"
 else
     say "wasm-bindgen-cli $WASM_BINDGEN_VERSION: present"
 fi
