@@ -47,7 +47,15 @@ export async function launchEngine(name) {
   }
   if (name === "firefox") {
     const { default: puppeteer } = await import("puppeteer-core");
-    const browser = await puppeteer.launch({ browser: "firefox", executablePath: FIREFOX, headless: true, defaultViewport: null });
+    // Under load the first BiDi session has been refused ("Target closed"): a second try starts it.
+    let browser;
+    for (let attempt = 1; !browser; attempt++) {
+      try {
+        browser = await puppeteer.launch({ browser: "firefox", executablePath: FIREFOX, headless: true, defaultViewport: null, timeout: 120_000 });
+      } catch (e) {
+        if (attempt === 3) throw e;
+      }
+    }
     return {
       name,
       async newPage({ width = 1280, height = 900 } = {}) {
@@ -118,11 +126,13 @@ class Scope {
   }
   /** Polls `fn(arg)` in the page until it returns a truthy value (returned). */
   async waitFor(fn, arg, { timeout = 60_000, what } = {}) {
+    // An element found stands for true: a DOM node does not cross WebDriver BiDi as a value.
+    const probe = new Function("arg", `return Promise.resolve((${fn})(arg)).then((v) => (typeof Node !== "undefined" && v instanceof Node ? true : v));`);
     const t0 = Date.now();
     let last;
     for (;;) {
       try {
-        const v = await this.t.evaluate(fn, arg);
+        const v = await this.t.evaluate(probe, arg);
         if (v) return v;
       } catch (e) {
         last = e;
