@@ -116,6 +116,15 @@ export async function launchEngine(name) {
   throw new Error(`unknown engine ${name}`);
 }
 
+/** The iframe of the element matching `s`: the element itself, or an iframe in its open shadow
+ * root (a <pattern-playground> widget's) or among its children. */
+const FRAME_OF = (s) => {
+  const e = document.querySelector(s);
+  if (!e) return null;
+  if (e.tagName === "IFRAME") return e;
+  return (e.shadowRoot && e.shadowRoot.querySelector("iframe")) || e.querySelector("iframe");
+};
+
 /** What every target (a page, or an iframe in it) does. */
 class Scope {
   constructor(target) {
@@ -191,7 +200,8 @@ class Page extends Scope {
   close() {
     return this.ops.close();
   }
-  /** The same API inside the (first) iframe matching `selector` in this page. */
+  /** The same API inside the iframe at `selector` (an iframe, or an element holding one, also in
+   * its shadow root). */
   frame(selector) {
     return new Scope(this.t.frame(selector));
   }
@@ -203,7 +213,10 @@ class PlaywrightTarget {
   }
   async scope() {
     if (!this.frameSelector) return this.ctx;
-    return (await this.page.waitForSelector(this.frameSelector)).contentFrame();
+    const handle = await this.page.evaluateHandle(FRAME_OF, this.frameSelector);
+    const frame = handle.asElement && handle.asElement() ? await handle.asElement().contentFrame() : null;
+    if (!frame) throw new Error(`no iframe at ${this.frameSelector}`);
+    return frame;
   }
   async evaluate(fn, arg) {
     return (await this.scope()).evaluate(fn, arg);
@@ -223,10 +236,6 @@ class PlaywrightTarget {
 }
 
 class PuppeteerTarget extends PlaywrightTarget {
-  async scope() {
-    if (!this.frameSelector) return this.ctx;
-    return (await this.page.waitForSelector(this.frameSelector)).contentFrame();
-  }
   async chord(keys) {
     for (const k of keys) await this.page.keyboard.down(k);
     for (const k of [...keys].reverse()) await this.page.keyboard.up(k);
@@ -241,7 +250,7 @@ class WebDriverTarget {
     Object.assign(this, { s: session, frameSelector });
   }
   async within(fn) {
-    if (this.frameSelector) await this.s.switchToFrame(this.frameSelector);
+    if (this.frameSelector) await this.s.switchToFrame(this.frameSelector, FRAME_OF);
     try {
       return await fn();
     } finally {

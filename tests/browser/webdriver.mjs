@@ -116,9 +116,13 @@ Promise.resolve().then(() => (${fn})(arguments[0])).then((v) => done({ v: v === 
     return r[ELEMENT];
   }
 
-  async switchToFrame(selector) {
+  /** Into the iframe that `frameOf(selector)` returns in the top document (null: back to the top). */
+  async switchToFrame(selector, frameOf) {
     await this.cmd("POST", "/frame", { id: null });
-    if (selector) await this.cmd("POST", "/frame", { id: { [ELEMENT]: await this.find(selector) } });
+    if (!selector) return;
+    const el = await this.cmd("POST", "/execute/sync", { script: `return (${frameOf})(arguments[0]);`, args: [selector] });
+    if (!el || !el[ELEMENT]) throw new Error(`no iframe at ${selector}`);
+    await this.cmd("POST", "/frame", { id: el });
   }
 
   /** Keys pressed together (e.g. ["Control", "Enter"]), released in reverse order. */
