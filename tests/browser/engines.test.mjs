@@ -168,11 +168,14 @@ for (const engine of enginesToTest()) {
       assert.match(await run(subset), /embedded film: \d+ bytes \| subset film: \d+ bytes/);
       const collections = (w) => w.evaluate(() => window.ppCommand('{"listCollections": 1}').then((r) => JSON.parse(r).cursor.firstBatch.map((c) => c.name).sort()));
       assert.deepEqual(await collections(inline), ["readings"], "the subset widget's run left the script widget's data alone");
-      const outlier = await collections(widget(1));
+      // The outlier widget (lesson outlier, step 2) holds the posts its lesson's earlier steps insert.
+      const outlier = await widget(1)
+        .waitFor(() => window.ppCommand('{"listCollections": 1}').then((r) => JSON.parse(r).cursor.firstBatch.length > 0), null, { timeout: 30_000, what: "the outlier widget's data" })
+        .then(() => collections(widget(1)), () => []);
       if (engine === "webkit" && outlier.length === 0) {
-        // Seen in WebKitGTK 2.50 (MiniBrowser): the outlier widget (lesson outlier, step 2) is ready
-        // with an empty database, without the posts its lesson's earlier steps insert; the subset and
-        // script widgets of the same page are right. Not explained yet: reported, not hidden.
+        // Seen once in WebKitGTK 2.50 (MiniBrowser) on a loaded machine, and not in the next run:
+        // the outlier widget was ready with an empty database (the subset and script widgets of the
+        // same page were right). Not explained yet: reported, not hidden.
         t.todo("WebKit: the outlier widget starts without its earlier steps' data");
         console.log(`# ${engine}: the outlier widget's database is empty (known WebKit gap, see the test)`);
       } else {
