@@ -2,12 +2,17 @@
 SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup serve test script dist bench test-engine test-runtime test-lessons test-ui test-browser build/engine web-assets stage-web
+.PHONY: setup setup-site serve test script dist restage bench test-engine test-runtime test-lessons test-ui test-browser build/engine web-assets stage-web
 
-# Installs whatever is missing (wasm32 target, trunk, wasm-bindgen-cli, Chromium, npm packages);
-# quick when everything is present.
+# Installs whatever is missing (wasm32 target, trunk, wasm-bindgen-cli, npm packages, and Debian's
+# Chromium, Firefox ESR and WebKitGTK for the browser tests); quick when everything is present.
+# On a fresh machine the slow steps overlap and each says how long it takes (tools/setup.sh).
 setup:
 	@SETUP_QUIET=1 bash tools/setup.sh
+
+# What building and serving the site needs: no browsers (they are for the tests).
+setup-site:
+	@SETUP_QUIET=1 bash tools/setup.sh --site
 
 test: setup test-engine test-runtime test-lessons test-ui test-browser
 
@@ -29,6 +34,7 @@ build/engine: build/engine/engine_bg.wasm
 # `--crate-type cdylib`: built alone, not beside the rlib that Cargo.toml also asks for, the
 # engine's wasm is ~60 KB gzipped smaller (LTO can internalize the crate's items).
 build/engine/engine_bg.wasm: $(ENGINE_SRC) | node_modules/.package-lock.json
+	@echo "[build] the engine as WebAssembly (cargo release build with LTO: ~3 min from scratch on 2 cores, then wasm-bindgen and wasm-opt: ~30 s)"
 	cargo rustc --lib --release --target wasm32-unknown-unknown --features wasm --crate-type cdylib
 	wasm-bindgen --target no-modules --no-typescript --out-dir build/engine --out-name engine $(ENGINE_WASM)
 	node_modules/.bin/wasm-opt -Oz $(WASM_FEATURES) -o build/engine/engine_bg.wasm build/engine/engine_bg.wasm
@@ -61,15 +67,26 @@ test-lessons: build/engine/engine_bg.wasm build/runtime.js
 WEB := build/web
 EDITOR_SRC := $(wildcard www/editor/*.js)
 
-# http://127.0.0.1:8080 (Trunk.toml [serve]); rebuilds on changes of src/, www/ and lessons/.
-serve: setup web-assets
-	trunk serve
+# http://127.0.0.1:8080 (PORT=n for another): serves dist/, the release build `make dist` and
+# `make test` make (so a warm machine answers in seconds), building it first when it is missing;
+# an edit rebuilds what it touches (make dist, or make restage for www/'s scripts) and reloads the
+# open pages (tools/serve.mjs).
+serve: setup-site
+	@node tools/serve.mjs $(if $(PORT),--port=$(PORT))
 
 # dist/: the whole static site, relative URLs (works from any sub-path).
-dist: setup web-assets
+dist: setup-site web-assets
+	@echo "[build] the UI (trunk build --release: cargo ~5 min from scratch on 2 cores, seconds when built; then wasm-bindgen and wasm-opt: ~1 min)"
 	trunk build --release
 	node tools/site.mjs precache dist
 	@echo "dist/ is ready: $$(du -sh dist | cut -f1)"
+
+# The bundles beside the UI (runtime, worker, editor, embed, engine) rebuilt and copied into dist/,
+# without trunk: what `make serve` runs when only those changed.
+restage: web-assets
+	@test -f dist/index.html || { echo "restage: no dist/ (make dist)"; exit 1; }
+	@$(MAKE) --no-print-directory stage-web TRUNK_STAGING_DIR=dist
+	@node tools/site.mjs precache dist
 
 web-assets: $(WEB)/editor.js build/engine/engine_bg.wasm build/runtime.js
 
@@ -89,19 +106,21 @@ stage-web: web-assets
 test-ui:
 	cargo test --features app --bin pattern-playground
 
-# The playground in headless Chromium against the built site (make dist).
-test-browser: dist build/engine/engine_bg.wasm build/runtime.js
+# The playground against the built site (make dist): in headless Chromium, and (engines.test.mjs)
+# in Chromium, Firefox ESR and WebKit; PP_BROWSERS=firefox,webkit limits the engines of the latter.
+test-browser: setup dist build/engine/engine_bg.wasm build/runtime.js
 	node --test --test-concurrency=1 tests/browser/*.test.mjs
 
 # make bench: native engine benchmarks (divan, benches/engine.rs), engine memory (benches/memory.rs),
 # the workloads (bench/workloads/*.js) through the Node runner against mingo (tools/bench.mjs), and,
-# when dist/ is built, the first-load size per part and time to interactive. Reports only: times
-# are never asserted.
+# when dist/ is built, the first-load size per part, time to interactive and Lighthouse's mobile and
+# desktop scores for the playground, the lesson index and the embed demo (tools/lighthouse.mjs).
+# Reports only: times are never asserted.
 bench: build/engine/engine_bg.wasm build/runtime.js
 	cargo bench --bench engine
 	cargo bench --bench memory
 	cargo bench --bench scale
 	node tools/bench.mjs $(if $(REPS),--reps=$(REPS))
 	node --max-old-space-size=6144 tools/bench-scale.mjs
-	@if [ -f dist/index.html ]; then node tools/size-report.mjs && node tools/tti.mjs; \
-	else echo "make bench: no dist/ (make dist) - first-load size and time to interactive skipped"; fi
+	@if [ -f dist/index.html ]; then node tools/size-report.mjs && node tools/tti.mjs && node tools/lighthouse.mjs; \
+	else echo "make bench: no dist/ (make dist) - first-load size, time to interactive and Lighthouse skipped"; fi

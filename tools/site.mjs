@@ -2,7 +2,7 @@
 // The static site's own pages and its service worker, beside trunk's build of the UI.
 //
 //   node tools/site.mjs stage <dir>      (trunk's build hook, `make stage-web`)
-//       copies www/embed.js, www/embed-demo.html, www/register-sw.js and www/sandbox.js into <dir> and writes <dir>/lessons.html,
+//       copies www/embed.js, www/embed-demo.html, www/register-sw.js, www/sandbox.js and www/favicon.svg into <dir> and writes <dir>/lessons.html,
 //       the lesson index: every lesson (lessons/*/lesson.md, read by the site's one parser,
 //       src/lesson.rs through the engine's `parseLesson`) in `order`, with its summary.
 //   node tools/site.mjs precache <dist>  (`make dist`, after trunk build)
@@ -59,6 +59,7 @@ export function indexPage(list) {
   <meta name="color-scheme" content="light dark">
   <meta name="description" content="Every lesson of Pattern Playground: MongoDB schema-design patterns you run in your browser.">
   <title>Lessons · Pattern Playground</title>
+  <link rel="icon" href="favicon.svg" type="image/svg+xml">
   <style>
     :root { color-scheme: light dark; --bg: #fff; --fg: #1b2421; --muted: #5b6b66; --line: #cfd8d5; --accent: #00684a; --card: #f4f6f5;
       font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -182,7 +183,7 @@ export function precache(dist) {
 
 export function stage(dir) {
   fs.mkdirSync(dir, { recursive: true });
-  for (const f of ['embed.js', 'embed-demo.html', 'register-sw.js', 'sandbox.js']) fs.copyFileSync(path.join(www, f), path.join(dir, f));
+  for (const f of ['embed.js', 'embed-demo.html', 'register-sw.js', 'sandbox.js', 'favicon.svg']) fs.copyFileSync(path.join(www, f), path.join(dir, f));
   const list = lessons();
   fs.writeFileSync(path.join(dir, 'lessons.html'), indexPage(list));
   return list;

@@ -28,3 +28,6 @@ export function dump(target) {
     return out;
   });
 }
+
+// The same page API in Chromium, Firefox and WebKit (tests/browser/driver.mjs).
+export { ENGINES, enginesToTest, launchEngine } from "./driver.mjs";

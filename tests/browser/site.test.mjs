@@ -74,11 +74,13 @@ test("every page of the site uses relative URLs and loads under a sub-path", asy
     const html = await readFile(join(DIST, f), "utf8");
     const absolute = [...html.matchAll(/\b(?:src|href)\s*=\s*["']?(\/[^"'\s>]*)/g)].map((m) => m[1]);
     assert.deepEqual(absolute, [], `${f} holds root-relative URLs`);
+    // Its own icon, so that no browser (or Lighthouse) asks the host's root for /favicon.ico.
+    assert.match(html, /<link rel="icon" href="favicon\.svg" type="image\/svg\+xml">/, `${f} names no icon`);
   }
   await withSite(async ({ site, context }) => {
     const { page, errors, failed } = await open(context, site.url);
     await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
-    for (const f of ["lessons.html", "embed-demo.html", "embed.js", "sw.js", "register-sw.js", "sandbox.js", "worker.js", "runtime.js", "engine/engine_bg.wasm"]) {
+    for (const f of ["favicon.svg", "lessons.html", "embed-demo.html", "embed.js", "sw.js", "register-sw.js", "sandbox.js", "worker.js", "runtime.js", "engine/engine_bg.wasm"]) {
       const r = await page.request.get(new URL(f, site.url).href);
       assert.equal(r.status(), 200, f);
     }
