@@ -125,6 +125,7 @@ test("switching lessons in the menu and back keeps each lesson's edits and data"
   await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length > 0);
   assert.deepEqual(await dump(page), before);
   // And the other lesson's edit is there too, after a reload as well.
+  await page.waitForTimeout(600); // saved 300 ms after the last change
   await page.reload();
   await page.waitForFunction(() => window.ppReady === true);
   assert.match(await editorText(page), /first lesson edit/);
