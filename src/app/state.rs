@@ -226,11 +226,11 @@ pub trait Kv {
 }
 
 /// The key prefix of the deployment served at `pathname` (`/a/index.html` and `/a/` give
-/// `pattern-playground@/a/`).
+/// `pattern-playground@/a`; keys follow it after a `/`).
 pub fn namespace(pathname: &str) -> String {
     let dir = match pathname.rfind('/') {
-        Some(i) => &pathname[..=i],
-        None => "/",
+        Some(i) => &pathname[..i],
+        None => "",
     };
     format!("{APP}@{dir}")
 }
@@ -482,10 +482,11 @@ mod tests {
 
     #[test]
     fn deployments_on_one_origin_have_their_own_keys() {
-        assert_eq!(namespace("/a/index.html"), "pattern-playground@/a/");
-        assert_eq!(namespace("/a/"), "pattern-playground@/a/");
-        assert_eq!(namespace("/b/"), "pattern-playground@/b/");
-        assert_eq!(namespace(""), "pattern-playground@/");
+        assert_eq!(namespace("/a/index.html"), "pattern-playground@/a");
+        assert_eq!(namespace("/a/"), "pattern-playground@/a");
+        assert_eq!(namespace("/b/"), "pattern-playground@/b");
+        assert_eq!(namespace("/"), "pattern-playground@");
+        assert_eq!(namespace(""), "pattern-playground@");
         let kv = MemKv::default();
         let a = Store::new(kv, namespace("/a/"));
         a.save(&work("tree", "print('a')")).unwrap();
