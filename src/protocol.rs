@@ -11,8 +11,10 @@
 //! worker -> UI   { id, kind: "run", output: [{ stream: "out"|"err", text }],
 //!                  error: null | { name, message, code?, codeName?, line?, column?, stack? },
 //!                  cost: { docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten } | null,
-//!                  writes: [{ collection, command }] }
+//!                  writes: [{ collection, command, bson: Uint8Array, inexact?: true }] }
 //! UI -> worker   { id, kind: "command", command: "<canonical EJSON of a server command>" }
+//! worker -> UI   { id, kind: "command", reply: "<canonical EJSON of the server's reply>" }
+//! UI -> worker   { id, kind: "commandBson", bson: Uint8Array }   (a logged write, replayed)
 //! worker -> UI   { id, kind: "command", reply: "<canonical EJSON of the server's reply>" }
 //! UI -> worker   { id, kind: "snapshot" }          -> { id, kind: "snapshot", bytes: Uint8Array }
 //! UI -> worker   { id, kind: "restore", bytes }    -> { id, kind: "restore" }
@@ -41,6 +43,14 @@ pub enum Request {
     Run { id: u32, code: String, filename: String },
     /// Run one server command given as canonical Extended JSON.
     Command { id: u32, command: String },
+    /// Run one server command given as BSON bytes (a logged write: replayed exactly); answered
+    /// with [`Response::Command`].
+    #[serde(rename = "commandBson")]
+    CommandBson {
+        id: u32,
+        #[serde(with = "serde_bytes")]
+        bson: Vec<u8>,
+    },
     /// Ask for the whole database as bytes.
     Snapshot { id: u32 },
     /// Replace the database with one from [`Request::Snapshot`] bytes.
@@ -59,6 +69,7 @@ impl Request {
         match self {
             Request::Run { id, .. }
             | Request::Command { id, .. }
+            | Request::CommandBson { id, .. }
             | Request::Snapshot { id }
             | Request::Restore { id, .. }
             | Request::Reset { id } => *id,
@@ -69,7 +80,7 @@ impl Request {
     pub fn what(&self) -> &'static str {
         match self {
             Request::Run { .. } => "the script",
-            Request::Command { .. } => "a database command",
+            Request::Command { .. } | Request::CommandBson { .. } => "a database command",
             Request::Snapshot { .. } => "a snapshot of the database",
             Request::Restore { .. } => "restoring the database",
             Request::Reset { .. } => "emptying the database",
@@ -140,7 +151,7 @@ impl Request {
         match (self, response) {
             (_, Response::Error { error, .. }) => Err(error),
             (Request::Run { .. }, Response::Run { report, .. }) => Ok(Answer::Run(report)),
-            (Request::Command { .. }, Response::Command { reply, .. }) => Ok(Answer::Command(reply)),
+            (Request::Command { .. } | Request::CommandBson { .. }, Response::Command { reply, .. }) => Ok(Answer::Command(reply)),
             (Request::Snapshot { .. }, Response::Snapshot { bytes, .. }) => Ok(Answer::Snapshot(bytes)),
             (Request::Restore { .. }, Response::Restore { .. }) | (Request::Reset { .. }, Response::Reset { .. }) => Ok(Answer::Done),
             (_, other) => Err(format!("the worker answered {} with {other:?}", self.what())),
@@ -236,14 +247,84 @@ pub struct Cost {
     pub bytes_written: f64,
 }
 
-/// One write a script made: the server command (canonical Extended JSON) as the engine ran it,
-/// with generated `_id`s filled in, so replaying it rebuilds the same documents. `collection` is
-/// empty for a database-wide command (`dropDatabase`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One write: the server command as the engine ran it, with generated `_id`s filled in, so
+/// replaying it rebuilds the same documents. `collection` is empty for a database-wide command
+/// (`dropDatabase`).
+///
+/// A script's writes carry the command's BSON bytes (`bson`): the exact record, which a replay
+/// sends as it is. `command` is canonical Extended JSON text of the same command (the export,
+/// reading); `inexact` says that text reads back as another command (a document has a field
+/// named like a type, `{ $date: "2020-01-01" }`). The UI's own writes are Extended JSON by
+/// nature (people type it) and have no bytes. In saved state the bytes are base64.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct WriteRecord {
     #[serde(default, deserialize_with = "null_as_empty")]
     pub collection: String,
     pub command: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "bytes_or_base64")]
+    pub bson: Option<Vec<u8>>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inexact: bool,
+}
+
+impl WriteRecord {
+    /// A write known by its Extended JSON text only (the UI's own writes).
+    pub fn text(collection: impl Into<String>, command: impl Into<String>) -> WriteRecord {
+        WriteRecord { collection: collection.into(), command: command.into(), ..Default::default() }
+    }
+}
+
+/// Bytes written as base64 text (saved state, share links) and read from base64 text or from
+/// bytes (a `Uint8Array` from the worker).
+mod bytes_or_base64 {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine as _;
+    use serde::{de, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(b) => s.serialize_str(&STANDARD.encode(b)),
+            None => s.serialize_none(),
+        }
+    }
+
+    struct Visitor;
+
+    impl<'de> de::Visitor<'de> for Visitor {
+        type Value = Option<Vec<u8>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("bytes or base64 text")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(Visitor)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            STANDARD.decode(v).map(Some).map_err(|e| E::custom(format!("bson: not base64 ({e})")))
+        }
+        fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
+            Ok(Some(v.to_vec()))
+        }
+        fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Self::Value, E> {
+            Ok(Some(v))
+        }
+        fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element::<u8>()? {
+                out.push(b);
+            }
+            Ok(Some(out))
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+        d.deserialize_option(Visitor)
+    }
 }
 
 fn null_as_empty<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -266,6 +347,21 @@ mod tests {
     }
 
     #[test]
+    fn write_bytes_are_base64_in_saved_state_and_read_from_bytes_too() {
+        let w = WriteRecord { collection: "c".into(), command: "{}".into(), bson: Some(vec![5, 0, 0, 0, 0]), inexact: true };
+        let v = serde_json::to_value(&w).unwrap();
+        assert_eq!(v, serde_json::json!({"collection": "c", "command": "{}", "bson": "BQAAAAA=", "inexact": true}));
+        assert_eq!(serde_json::from_value::<WriteRecord>(v).unwrap(), w);
+        let text = WriteRecord::text("c", "{}");
+        assert_eq!(serde_json::to_value(&text).unwrap(), serde_json::json!({"collection": "c", "command": "{}"}));
+        let from_array: WriteRecord = serde_json::from_value(serde_json::json!({"collection": "c", "command": "{}", "bson": [5, 0, 0, 0, 0]})).unwrap();
+        assert_eq!(from_array.bson, Some(vec![5, 0, 0, 0, 0]));
+        assert!(serde_json::from_value::<WriteRecord>(serde_json::json!({"collection": "c", "command": "{}", "bson": "!!"})).is_err());
+        let req = Request::CommandBson { id: 2, bson: vec![5, 0, 0, 0, 0] };
+        assert_eq!(serde_json::to_value(&req).unwrap()["kind"], "commandBson");
+    }
+
+    #[test]
     fn run_response_reads_optional_error_fields() {
         let v = serde_json::json!({
             "id": 1, "kind": "run",
@@ -281,6 +377,7 @@ mod tests {
         assert_eq!(e.line, None);
         assert_eq!(c.docs_examined, 3.0);
         assert_eq!(writes[0].collection, "c");
+        assert_eq!(writes[0].bson, None);
         let ready: Response = serde_json::from_value(serde_json::json!({"kind": "ready"})).unwrap();
         assert_eq!(ready, Response::Ready);
     }
@@ -323,7 +420,7 @@ mod tests {
         let v = serde_json::json!({"id": 3, "kind": "run", "output": [], "error": null, "cost": null,
             "writes": [{"collection": null, "command": "{\"dropDatabase\":{\"$numberInt\":\"1\"}}"}]});
         let Response::Run { report, .. } = serde_json::from_value::<Response>(v).unwrap() else { panic!() };
-        assert_eq!(report.writes, vec![WriteRecord { collection: String::new(), command: "{\"dropDatabase\":{\"$numberInt\":\"1\"}}".into() }]);
+        assert_eq!(report.writes, vec![WriteRecord::text(String::new(), "{\"dropDatabase\":{\"$numberInt\":\"1\"}}")]);
     }
 
     #[test]

@@ -20,11 +20,15 @@
 //                                                       // code: a number (server) or a string (mongosh)
 //          cost: null | { docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten },
 //                                                       // summed over the run's commands
-//          writes: [{ collection, command }] }          // each successful write command, the
-//                                                       // command as canonical EJSON (export replays);
+//          writes: [{ collection, command, bson, inexact? }] } // each successful write command:
+//                                                       // its BSON bytes (Uint8Array, the log's
+//                                                       // exact record), canonical EJSON text (export),
+//                                                       // inexact: true if that text reads back otherwise;
 //                                                       // collection null for database-wide ones
 //   { id, kind: "command", command: "<canonical EJSON command>" }
 //     -> { id, kind: "command", reply: "<canonical EJSON reply>" }   (ok: 0 replies included)
+//   { id, kind: "commandBson", bson: Uint8Array }  (a logged write replayed as its exact bytes)
+//     -> { id, kind: "command", reply: "<canonical EJSON reply>" }
 //   { id, kind: "snapshot" }       -> { id, kind: "snapshot", bytes: Uint8Array }
 //   { id, kind: "restore", bytes } -> { id, kind: "restore" }
 //   { id, kind: "reset" }          -> { id, kind: "reset" }    (an empty database)
@@ -98,6 +102,9 @@
         }
         case 'command':
           reply({ id, kind, reply: session.commandEJSON(String(msg.command)) });
+          break;
+        case 'commandBson':
+          reply({ id, kind: 'command', reply: session.commandBson(new Uint8Array(msg.bson)) });
           break;
         case 'snapshot': {
           const bytes = session.client.engine.snapshot();

@@ -312,7 +312,7 @@ fn DocumentDetail(coll: String, doc: Value, selected: RwSignal<Option<Value>>) -
         {move || if editing.get() {
             view! {
                 <label class="block" for="doc-edit">"Extended JSON (relaxed: Int32 as 5, Double as 5.0, Int64 as {\"$numberLong\": \"5\"})"</label>
-                <textarea id="doc-edit" class="json-edit" spellcheck="false" rows="16"
+                <textarea id="doc-edit" class="json-edit" spellcheck="false" rows="16" maxlength=(ejson::MAX_TEXT + 1).to_string()
                     aria-invalid=move || check().is_err().to_string() aria-describedby="doc-edit-status"
                     prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
                 <p id="doc-edit-status" class=move || if check().is_ok() { "valid" } else { "invalid" } aria-live="polite">
@@ -391,7 +391,9 @@ fn NewDocument(coll: String) -> impl IntoView {
     let open = RwSignal::new(false);
     let name = RwSignal::new(coll.clone());
     let text = RwSignal::new("{\n  \n}".to_string());
-    let check = move || ejson::parse_object(&text.get());
+    // Parsed once per change (the view reads it three times).
+    let checked = Memo::new(move |_| ejson::parse_object(&text.get()));
+    let check = move || checked.get();
     let insert = move || {
         let Ok(mut doc) = ejson::parse_object(&text.get_untracked()) else { return };
         let c = name.get_untracked().trim().to_string();
@@ -427,6 +429,7 @@ fn NewDocument(coll: String) -> impl IntoView {
                 <label class="field"><span>"Collection"</span><input type="text" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/></label>
                 <label class="block" for="new-doc-text">"New document (Extended JSON; an _id is added if missing)"</label>
                 <textarea id="new-doc-text" class="json-edit" rows="8" spellcheck="false" aria-describedby="new-doc-status"
+                    maxlength=(ejson::MAX_TEXT + 1).to_string()
                     aria-invalid=move || check().is_err().to_string()
                     prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
                 <p id="new-doc-status" class=move || if check().is_ok() { "valid" } else { "invalid" } aria-live="polite">

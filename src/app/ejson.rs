@@ -147,8 +147,24 @@ pub fn parse_object(text: &str) -> Result<Value, TextError> {
     Ok(v)
 }
 
+/// The longest text read as a document or value, in bytes: a document holds at most 16 MiB of
+/// BSON, and its Extended JSON is longer only by its quoting. Longer text is refused unread (a
+/// 100 MB paste is not parsed, three times per keystroke, until the tab dies).
+pub const MAX_TEXT: usize = 24 << 20;
+
 /// Parses Extended JSON text (any value); returns canonical.
 pub fn parse_value(text: &str) -> Result<Value, TextError> {
+    if text.len() > MAX_TEXT {
+        return Err(TextError {
+            message: format!(
+                "the text is {}; the most a document's text may be is {} (a document holds at most 16 MiB)",
+                super::human_bytes(text.len() as f64),
+                super::human_bytes(MAX_TEXT as f64)
+            ),
+            line: 1,
+            column: 1,
+        });
+    }
     let v: Value = serde_json::from_str(text).map_err(|e| TextError {
         message: strip_position(&e.to_string()),
         line: e.line(),
@@ -439,6 +455,17 @@ mod tests {
             assert_eq!(e.line, line, "{text}: {e}");
             assert!(e.message.contains(needle), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn text_over_the_cap_is_refused_unread() {
+        // Valid JSON, one byte over the cap: refused with the sizes, not parsed.
+        let big = format!("{{\"a\":\"{}\"}}", "x".repeat(MAX_TEXT - 8 + 1));
+        assert_eq!(big.len(), MAX_TEXT + 1);
+        let e = parse_object(&big).unwrap_err();
+        assert!(e.message.contains("24.0 MiB"), "{e}");
+        let ok = format!("{{\"a\":\"{}\"}}", "x".repeat(1000));
+        assert!(parse_object(&ok).is_ok());
     }
 
     #[test]

@@ -476,7 +476,7 @@ mod tests {
     fn the_playground_link_carries_the_edit_and_the_data() {
         let lessons = catalog::lessons();
         let p = plan(&route(Some(("subset", 1)), None), &lessons).unwrap();
-        let writes = vec![("Embed every comment".to_string(), vec![WriteRecord { collection: "posts".into(), command: r#"{"insert":"posts"}"#.into() }])];
+        let writes = vec![("Embed every comment".to_string(), vec![WriteRecord::text("posts", r#"{"insert":"posts"}"#)])];
         let open = |script: &str| {
             let link = playground_link(&p, script, &writes);
             let text = link.strip_prefix("index.html#s=").unwrap_or_else(|| panic!("{link}"));

@@ -35,9 +35,10 @@ fn download(name: &str, text: &str) {
 #[component]
 pub fn ExportView() -> impl IntoView {
     let pg = use_pg();
+    pg.refresh_backups();
     let script = Memo::new(move |_| {
         let title = pg.lesson.with(|l| l.as_ref().map(|l| l.title.clone()).unwrap_or_default());
-        pg.session.with(|s| pg.audits.with(|a| s.to_mongosh(&title, a)))
+        pg.session.with(|s| pg.audits.with(|a| pg.replay_failed.with(|f| s.to_mongosh(&title, a, f))))
     });
     let link = Memo::new(move |_| {
         let base = web_sys::window()
@@ -73,6 +74,37 @@ pub fn ExportView() -> impl IntoView {
                     if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); }
                 }/>
                 <button type="button" class="secondary" on:click=move |_| { copy(&link.get_untracked()); pg.info("The share link is on the clipboard."); }>"Copy link"</button>
+            </section>
+            <section aria-label="Backups" id="backups">
+                <h2>"Backups"</h2>
+                <p class="muted">"Work that a share link, Reset lesson or a restore replaced is kept here, in this browser (the newest 20)."</p>
+                {move || {
+                    let list = pg.backups.get();
+                    if list.is_empty() {
+                        return view! { <p class="muted">"No backups yet."</p> }.into_any();
+                    }
+                    let titles = pg.lessons.get_value();
+                    view! {
+                        <ul class="backups">
+                            {list.into_iter().map(|b| {
+                                let title = titles.iter().find(|l| l.id == b.lesson).map(|l| l.title.clone()).unwrap_or_else(|| b.lesson.clone());
+                                let what = match b.saved() {
+                                    Ok(s) => format!("{} edited script(s), {} write(s)", s.scripts.len(), s.session.write_count()),
+                                    Err(e) => e.to_string(),
+                                };
+                                let when = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(b.at)).to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED);
+                                let key = b.key.clone();
+                                view! {
+                                    <li>
+                                        <span>{format!("{} · {title} · {what} · {}", String::from(when), b.reason)}</span>
+                                        " "
+                                        <button type="button" class="secondary" on:click=move |_| pg.restore_backup(&key)>"Restore"</button>
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ul>
+                    }.into_any()
+                }}
             </section>
         </div>
     }

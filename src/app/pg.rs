@@ -7,12 +7,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::audits::{self, AuditSet};
 use super::catalog;
 use super::lesson::Lesson;
 use super::session::{self, Origin, Session};
-use super::state::{self, Saved};
+use super::state::{self, Kv, LinkChoice, Saved, Slot, Store};
 use super::worker::{Engine, EngineError};
 use crate::protocol::{Cost, OutputLine, RunError, Stream, WriteRecord};
 
@@ -84,6 +85,8 @@ impl Tab {
 pub struct Notice {
     pub error: bool,
     pub text: String,
+    /// A backup the message offers to restore ("Restore previous work").
+    pub restore: Option<String>,
 }
 
 /// The engine's state as the UI shows it.
@@ -122,6 +125,10 @@ pub struct Pg {
     pub loaded: RwSignal<bool>,
     /// The collection the data tools look at.
     pub collection: RwSignal<Option<String>>,
+    /// The writes (index in the session) that failed when the session was last replayed, and why.
+    pub replay_failed: RwSignal<BTreeMap<usize, String>>,
+    /// The saved backups (newest first), as the Export tab lists them.
+    pub backups: RwSignal<Vec<state::Backup>>,
 }
 
 pub fn use_pg() -> Pg {
@@ -152,6 +159,8 @@ impl Pg {
             tab: RwSignal::new(Tab::Lesson),
             loaded: RwSignal::new(false),
             collection: RwSignal::new(None),
+            backups: RwSignal::new(Vec::new()),
+            replay_failed: RwSignal::new(BTreeMap::new()),
         }
     }
 
@@ -160,11 +169,11 @@ impl Pg {
     }
 
     pub fn info(&self, text: impl Into<String>) {
-        self.notice.set(Some(Notice { error: false, text: text.into() }));
+        self.notice.set(Some(Notice { error: false, text: text.into(), restore: None }));
     }
 
     pub fn error(&self, text: impl Into<String>) {
-        self.notice.set(Some(Notice { error: true, text: text.into() }));
+        self.notice.set(Some(Notice { error: true, text: text.into(), restore: None }));
     }
 
     /// The script of a step: the learner's edit, else the lesson's.
@@ -196,13 +205,29 @@ impl Pg {
         serde_json::from_str(&reply).map_err(|e| format!("unreadable reply: {e}"))
     }
 
-    /// Runs a read command and returns the first batch of its cursor.
+    /// Runs a read command and returns every document of its cursor: the first batch, then the
+    /// `getMore`s of the rest (the engine batches as the server does).
     pub async fn batch(&self, cmd: &Value) -> Result<Vec<Value>, String> {
         let reply = self.command(cmd).await?;
         if let Some(e) = audits::reply_error(&reply) {
             return Err(e);
         }
-        Ok(reply.pointer("/cursor/firstBatch").and_then(Value::as_array).cloned().unwrap_or_default())
+        let mut docs = reply.pointer("/cursor/firstBatch").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut id = reply.pointer("/cursor/id").cloned();
+        // The collection of a getMore is the cursor's namespace without the database.
+        let collection = reply.pointer("/cursor/ns").and_then(Value::as_str).and_then(|ns| ns.split_once('.')).map(|(_, c)| c.to_string());
+        while let (Some(cursor), Some(coll)) = (id.take(), &collection) {
+            if super::ejson::as_f64(&cursor).unwrap_or(0.0) == 0.0 {
+                break;
+            }
+            let more = self.command(&serde_json::json!({ "getMore": cursor, "collection": coll })).await?;
+            if let Some(e) = audits::reply_error(&more) {
+                return Err(e);
+            }
+            docs.extend(more.pointer("/cursor/nextBatch").and_then(Value::as_array).cloned().unwrap_or_default());
+            id = more.pointer("/cursor/id").cloned();
+        }
+        Ok(docs)
     }
 
     /// Runs a write command made by the UI, logs it (with upserted ids pinned) and refreshes
@@ -218,7 +243,7 @@ impl Pg {
             let pinned = session::pin_upserted_ids(&cmd, &reply);
             if wrote {
                 self.session.update(|s| {
-                    s.record(Origin::Ui { action: action.to_string() }, vec![WriteRecord { collection, command: pinned.to_string() }])
+                    s.record(Origin::Ui { action: action.to_string() }, vec![WriteRecord::text(collection, pinned.to_string())])
                 });
             }
             self.data_version.update(|v| *v += 1);
@@ -235,6 +260,14 @@ impl Pg {
     /// puts the database back, so that it always matches the session's log.
     pub async fn run_script(&self, title: String, code: String) {
         if self.busy.get_untracked() {
+            return;
+        }
+        if code.len() > state::MAX_SCRIPT {
+            self.error(format!(
+                "This script is {}; the playground runs scripts of at most {}.",
+                super::human_bytes(code.len() as f64),
+                super::human_bytes(state::MAX_SCRIPT as f64)
+            ));
             return;
         }
         self.busy.set(true);
@@ -298,23 +331,129 @@ impl Pg {
         }
         let writes: Vec<WriteRecord> = self.session.with_untracked(|s| s.writes().cloned().collect());
         let limit = self.time_limit_ms.get_untracked();
-        let mut failed = 0;
-        for w in writes {
-            match engine.command(w.command, limit).await {
-                Ok(reply) => {
-                    let ok = serde_json::from_str::<Value>(&reply).ok().is_some_and(|r| audits::reply_error(&r).is_none());
-                    if !ok {
-                        failed += 1;
-                    }
-                }
-                Err(_) => failed += 1,
+        let mut failed = BTreeMap::new();
+        for (i, w) in writes.into_iter().enumerate() {
+            // A script's write replays as its exact bytes; the UI's own writes are their text.
+            let answer = match w.bson {
+                Some(bson) => engine.command_bson(bson, limit).await,
+                None => engine.command(w.command, limit).await,
+            };
+            let why = match answer {
+                Ok(reply) => match serde_json::from_str::<Value>(&reply) {
+                    Ok(r) => audits::reply_error(&r),
+                    Err(e) => Some(format!("unreadable reply: {e}")),
+                },
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(why) = why {
+                failed.insert(i, why);
             }
         }
-        if failed > 0 {
-            self.error(format!("{failed} recorded write(s) failed on replay; the data may differ from the session."));
+        if !failed.is_empty() {
+            self.error(format!(
+                "{} recorded write(s) failed on replay; the data may differ from the session (the export marks them).",
+                failed.len()
+            ));
         }
+        self.replay_failed.set(failed);
         self.data_version.update(|v| *v += 1);
         true
+    }
+
+    /// Switches to another lesson (the lesson menu): the open lesson's work is saved in its own
+    /// slot first, and the other lesson comes back as it was left (or fresh).
+    pub fn switch_lesson(&self, id: &str) {
+        if self.lesson.with_untracked(|l| l.as_ref().is_some_and(|l| l.id == id)) {
+            return;
+        }
+        if !self.save_now() {
+            return;
+        }
+        let saved = match store().map(|st| st.load_lesson(id)) {
+            Some(Slot::Saved(s)) => s,
+            Some(Slot::Unreadable { error, aside }) => {
+                self.error(format!("{error}. It was kept aside in this browser's storage ({aside}); the lesson starts fresh."));
+                Saved::new(id)
+            }
+            _ => Saved::new(id),
+        };
+        let pg = *self;
+        self.output.set(Vec::new());
+        self.run_error.set(None);
+        self.cost.set(None);
+        self.collection.set(None);
+        spawn_local(async move { pg.load(saved).await });
+    }
+
+    /// Saves the open lesson's work in its slot now (not waiting for the persistence effect's
+    /// quiet time). False (and a message) if it could not be saved.
+    pub fn save_now(&self) -> bool {
+        if !self.loaded.get_untracked() || self.lesson.with_untracked(Option::is_none) {
+            return true;
+        }
+        let saved = self.saved_untracked();
+        match store().map(|st| st.save(&saved)) {
+            Some(Err(e)) => {
+                self.error(format!("Your work could not be saved ({e}): this browser's storage is full. Export it before you switch."));
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Keeps the open lesson's work as a backup (when it holds any). False (and a message) if it
+    /// could not be stored.
+    pub fn backup_current(&self, reason: &str) -> Result<Option<String>, ()> {
+        let saved = self.saved_untracked();
+        let r = match store() {
+            Some(st) => st.backup(&saved, reason, js_sys::Date::now()),
+            None => Ok(None),
+        };
+        self.refresh_backups();
+        r.map_err(|e| self.error(format!("Your work could not be kept as a backup ({e}); nothing was replaced.")))
+    }
+
+    /// Reads the backups again.
+    pub fn refresh_backups(&self) {
+        self.backups.set(store().map(|st| st.backups()).unwrap_or_default());
+    }
+
+    /// Brings a backup back. Work it replaces on the same lesson becomes a backup in turn; work on
+    /// another lesson stays in that lesson's slot.
+    pub fn restore_backup(&self, key: &str) {
+        let Some(b) = store().and_then(|st| st.get_backup(key)) else {
+            self.error("That backup is no longer in this browser's storage.");
+            return;
+        };
+        let saved = match b.saved() {
+            Ok(s) if self.lessons.with_value(|ls| ls.iter().any(|l| l.id == s.lesson)) => s,
+            Ok(s) => {
+                self.error(format!("That backup is of the lesson “{}”, which this playground does not have.", s.lesson));
+                return;
+            }
+            Err(e) => {
+                self.error(format!("That backup cannot be restored: {e}."));
+                return;
+            }
+        };
+        if !self.save_now() {
+            return;
+        }
+        let current = self.saved_untracked();
+        if current.lesson == saved.lesson && !state::same_work(&current, &saved) && self.backup_current("replaced by restoring a backup").is_err() {
+            return;
+        }
+        let pg = *self;
+        self.output.set(Vec::new());
+        self.run_error.set(None);
+        self.cost.set(None);
+        self.collection.set(None);
+        spawn_local(async move {
+            pg.load(saved).await;
+            pg.save_now();
+            pg.refresh_backups();
+            pg.info("Your earlier work is back.");
+        });
     }
 
     /// Opens a lesson with a fresh database.
@@ -338,10 +477,15 @@ impl Pg {
     /// "Reset lesson": the lesson's scripts, an empty database, no session.
     pub fn reset_lesson(&self) {
         if let Some(id) = self.lesson.with_untracked(|l| l.as_ref().map(|l| l.id.clone())) {
+            let Ok(backup) = self.backup_current("Reset lesson") else { return };
             let user = self.audits.with_untracked(|a| a.user_audits());
             self.open_lesson(&id);
             self.audits.update(|a| a.audits.extend(user));
-            self.info("The lesson was reset: its scripts are back and the database is empty.");
+            self.notice.set(Some(Notice {
+                error: false,
+                text: "The lesson was reset: its scripts are back and the database is empty.".into(),
+                restore: backup,
+            }));
         }
     }
 
@@ -356,7 +500,18 @@ impl Pg {
         s
     }
 
-    /// Loads saved state (from storage or a share link) and replays it.
+    /// [`Pg::saved`], outside any reactive tracking.
+    pub fn saved_untracked(&self) -> Saved {
+        let mut s = Saved::new(&self.lesson.with_untracked(|l| l.as_ref().map(|l| l.id.clone()).unwrap_or_default()));
+        s.step = self.step.get_untracked();
+        s.scripts = self.scripts.get_untracked();
+        s.session = self.session.get_untracked();
+        s.audits = self.audits.with_untracked(|a| a.user_audits());
+        s.time_limit_ms = self.time_limit_ms.get_untracked();
+        s
+    }
+
+    /// Loads saved state (from storage, a share link or a backup) and replays it.
     async fn load(&self, saved: Saved) {
         let exists = self.lessons.with_value(|ls| ls.iter().any(|l| l.id == saved.lesson));
         let id = if exists { saved.lesson.clone() } else { self.first_lesson_id() };
@@ -426,36 +581,121 @@ fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 
-/// Where the state comes from at start-up: a share link, else localStorage, else a fresh lesson.
-fn initial_state(pg: Pg) -> Option<Saved> {
-    let window = web_sys::window()?;
-    let hash = window.location().hash().unwrap_or_default();
-    if let Some(r) = state::from_fragment(&hash) {
+/// localStorage as a [`Kv`].
+pub struct WebKv(web_sys::Storage);
+
+impl Kv for WebKv {
+    fn get(&self, key: &str) -> Option<String> {
+        self.0.get_item(key).ok().flatten()
+    }
+    fn set(&self, key: &str, value: &str) -> Result<(), String> {
+        self.0.set_item(key, value).map_err(|e| {
+            e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| "storage refused".into())
+        })
+    }
+    fn remove(&self, key: &str) {
+        let _ = self.0.remove_item(key);
+    }
+    fn keys(&self) -> Vec<String> {
+        (0..self.0.length().unwrap_or(0)).filter_map(|i| self.0.key(i).ok().flatten()).collect()
+    }
+}
+
+/// The saved work of this deployment (keys under its own path).
+pub fn store() -> Option<Store<WebKv>> {
+    let path = web_sys::window()?.location().pathname().ok()?;
+    Some(Store::new(WebKv(local_storage()?), state::namespace(&path)))
+}
+
+/// What to open at start-up: a share link (asking first if it would replace work), else the
+/// lesson of `?lesson=`, else the lesson open last, else the first; each lesson from its slot.
+fn initial_state(pg: Pg) -> Saved {
+    let known = |id: &str| pg.lessons.with_value(|ls| ls.iter().any(|l| l.id == id));
+    let st = store();
+    let now = js_sys::Date::now();
+    if let Some(Some(Err(e))) = st.as_ref().map(|st| st.migrate_legacy(now)) {
+        pg.error(format!("{e}. It was kept aside in this browser's storage; the playground starts fresh."));
+    }
+    let slot = |id: &str| -> Slot {
+        let slot = st.as_ref().map(|st| st.load_lesson(id)).unwrap_or(Slot::Empty);
+        if let Slot::Unreadable { error, aside } = &slot {
+            pg.error(format!("{error}. It was kept aside in this browser's storage ({aside}); the lesson starts fresh."));
+        }
+        slot
+    };
+    let (want, want_step) = query_lesson();
+    let want = want.filter(|id| known(id));
+    let window = web_sys::window();
+    let hash = window.as_ref().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    if let (Some(r), Some(window)) = (state::from_fragment(&hash), window.as_ref()) {
         // The link has done its job: later reloads use the saved state.
         let _ = window.history().and_then(|h| {
             let path = window.location().pathname().unwrap_or_default() + &window.location().search().unwrap_or_default();
             h.replace_state_with_url(&JsValue::NULL, "", Some(&path))
         });
         match r {
-            Ok(mut s) => {
-                pg.info("Opened a shared playground.");
-                // A link cannot give its scripts more time than the default.
-                s.time_limit_ms = s.time_limit_ms.min(DEFAULT_LIMIT_MS);
-                return Some(s);
+            Ok(link) if !known(&link.lesson) => {
+                pg.error(format!("This share link is of the lesson “{}”, which this playground does not have.", link.lesson));
             }
-            Err(e) => pg.error(format!("This share link could not be opened: {e}. Started a fresh playground.")),
+            Ok(mut link) => {
+                // A link cannot give its scripts more time than the default.
+                link.time_limit_ms = link.time_limit_ms.min(DEFAULT_LIMIT_MS);
+                let mine = slot(&link.lesson);
+                match state::link_choice(&link, &mine) {
+                    LinkChoice::Open => {
+                        pg.info("Opened a shared playground.");
+                        return link;
+                    }
+                    LinkChoice::Ask => {
+                        let Slot::Saved(mine) = mine else { return link };
+                        let title = pg.lessons.with_value(|ls| ls.iter().find(|l| l.id == mine.lesson).map(|l| l.title.clone())).unwrap_or_default();
+                        let question = format!(
+                            "This link opens a shared playground of the lesson “{title}”. It would replace your work on that lesson ({} edited script(s), {} write(s)).\n\nOpen the link? Your work is kept as a backup that you can restore (Export & share → Backups).",
+                            mine.scripts.len(),
+                            mine.session.write_count()
+                        );
+                        let yes = window.confirm_with_message(&question).unwrap_or(false);
+                        let Some(st) = st.as_ref() else { return mine };
+                        if yes {
+                            match st.backup(&mine, "replaced by a share link", now) {
+                                Ok(key) => {
+                                    pg.notice.set(Some(Notice {
+                                        error: false,
+                                        text: "Opened a shared playground. Your previous work on this lesson is kept as a backup.".into(),
+                                        restore: key,
+                                    }));
+                                    return link;
+                                }
+                                Err(e) => {
+                                    pg.error(format!("Your work could not be kept as a backup ({e}), so the share link was not opened."));
+                                    return mine;
+                                }
+                            }
+                        }
+                        let kept = st.backup(&link, "a share link you did not open", now).is_ok();
+                        pg.info(if kept {
+                            "The share link was not opened: your work is as you left it. The link's playground is kept in Export & share → Backups."
+                        } else {
+                            "The share link was not opened: your work is as you left it."
+                        });
+                        return mine;
+                    }
+                }
+            }
+            Err(e) => pg.error(format!("This share link could not be opened: {e}.")),
         }
     }
-    let storage = local_storage()?;
-    let text = storage.get_item(state::STORAGE_KEY).ok().flatten()?;
-    match state::decode(&text).or_else(|_| state::from_json(&text)) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            pg.error(format!("{e}. It was reset; the playground starts fresh."));
-            let _ = storage.remove_item(state::STORAGE_KEY);
-            None
-        }
+    let id = want
+        .or_else(|| st.as_ref().and_then(|st| st.current()).filter(|id| known(id)))
+        .unwrap_or_else(|| pg.first_lesson_id());
+    let mut saved = match slot(&id) {
+        Slot::Saved(s) => s,
+        _ => Saved::new(&id),
+    };
+    if let Some(n) = want_step {
+        saved.step = n;
     }
+    saved
 }
 
 /// `window.ppCommand(text)`: runs one read command (canonical Extended JSON text) and resolves to
@@ -494,26 +734,9 @@ fn App() -> impl IntoView {
                 return;
             }
         }
-        // `?lesson=<id>&step=<n>` (links, embeds) opens that lesson unless the saved state is on it.
-        let (want, want_step) = query_lesson();
-        let want = want.filter(|id| pg.lessons.with_value(|ls| ls.iter().any(|l| &l.id == id)));
-        match (initial, want) {
-            (Some(s), Some(id)) if s.lesson != id => {
-                pg.open_lesson(&id);
-                if let Some(n) = want_step {
-                    pg.step.set(n.min(pg.lesson.with_untracked(|l| l.as_ref().map_or(0, |l| l.steps.len().saturating_sub(1)))));
-                }
-            }
-            (Some(s), _) => pg.load(s).await,
-            (None, want) => {
-                let id = want.unwrap_or_else(|| pg.first_lesson_id());
-                pg.open_lesson(&id);
-                if let Some(n) = want_step {
-                    pg.step.set(n.min(pg.lesson.with_untracked(|l| l.as_ref().map_or(0, |l| l.steps.len().saturating_sub(1)))));
-                }
-            }
-        }
+        pg.load(initial).await;
         pg.loaded.set(true);
+        pg.refresh_backups();
         install_test_hook(pg);
         super::editor::page_ready();
     });
@@ -532,11 +755,8 @@ fn App() -> impl IntoView {
         pg.audits.track();
         pg.time_limit_ms.track();
         let save = gloo::timers::callback::Timeout::new(300, move || {
-            let text = state::encode(&pg.saved());
-            if let Some(storage) = local_storage() {
-                if storage.set_item(state::STORAGE_KEY, &text).is_err() {
-                    pg.error("This browser's storage is full: the playground is not saved.");
-                }
+            if let Some(Err(e)) = store().map(|st| st.save(&pg.saved_untracked())) {
+                pg.error(format!("This browser's storage is full ({e}): the playground is not saved."));
             }
         });
         // Replacing the pending timeout cancels it (a gloo Timeout clears itself on drop).
@@ -629,7 +849,7 @@ fn Header() -> impl IntoView {
             <label class="field">
                 <span>"Lesson"</span>
                 <select aria-label="Lesson" prop:value=move || pg.lesson.with(|l| l.as_ref().map(|l| l.id.clone()).unwrap_or_default())
-                    on:change=move |ev| pg.open_lesson(&event_target_value(&ev))>
+                    on:change=move |ev| pg.switch_lesson(&event_target_value(&ev))>
                     {lessons.into_iter().map(|l| {
                         let id = l.id.clone();
                         view! { <option value=l.id.clone() selected=move || pg.lesson.with(|x| x.as_ref().is_some_and(|x| x.id == id))>{l.title.clone()}</option> }
@@ -673,6 +893,9 @@ fn NoticeBar() -> impl IntoView {
             view! {
                 <div class=if n.error { "notice error" } else { "notice" } role=if n.error { "alert" } else { "status" }>
                     <span>{n.text}</span>
+                    {n.restore.map(|key| view! {
+                        <button type="button" class="secondary" id="restore-previous" on:click=move |_| pg.restore_backup(&key)>"Restore previous work"</button>
+                    })}
                     <button type="button" class="link" aria-label="Dismiss the message" on:click=move |_| pg.notice.set(None)>"✕"</button>
                 </div>
             }

@@ -2,6 +2,8 @@
 //! editor, the update composer, repairs), in order, as the exact server commands the engine ran.
 //! Replaying it rebuilds the same database; exporting it gives one mongosh script.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -48,13 +50,23 @@ impl Session {
         self.entries.iter().flat_map(|e| e.writes.iter())
     }
 
+    /// Checks that every write is one the playground records ([`RECORDED`]): a state from a
+    /// link or storage carrying anything else is refused.
+    pub fn check(&self) -> Result<(), String> {
+        self.writes().try_for_each(|w| check_write(w).map(|_| ()))
+    }
+
     /// The whole session as one mongosh script that rebuilds the database from empty, then
-    /// prints the audits' counts as a health check.
-    pub fn to_mongosh(&self, title: &str, audits: &AuditSet) -> String {
+    /// prints the audits' counts as a health check. `failed` holds the writes (by index in
+    /// [`Session::writes`]) that failed when the playground replayed them, with the reason: they
+    /// are marked and left out.
+    pub fn to_mongosh(&self, title: &str, audits: &AuditSet, failed: &BTreeMap<usize, String>) -> String {
         let mut s = String::new();
         s.push_str(&format!("// Pattern Playground session: {}\n", one_line(title)));
         s.push_str("// Replays every write of the session, in order, with the exact documents (ids and dates\n");
         s.push_str("// included), then runs the drift audits as a health check. Run it on an empty database.\n");
+        s.push_str("// Every document is Extended JSON text, read with EJSON.parse when the script runs.\n");
+        let mut index = 0;
         for (n, entry) in self.entries.iter().enumerate() {
             let what = match &entry.origin {
                 Origin::Script { title } => format!("script: {}", one_line(title)),
@@ -62,8 +74,19 @@ impl Session {
             };
             s.push_str(&format!("\n// {}. {}\n", n + 1, what));
             for w in &entry.writes {
-                s.push_str(&statement(w));
+                if w.inexact {
+                    s.push_str("// Note: a document below has a field named like an Extended JSON type ($date, $oid, ...),\n");
+                    s.push_str("// which EJSON.parse reads as that type: on a server this write differs from the playground's.\n");
+                }
+                match (statement(w), failed.get(&index)) {
+                    (Ok(st), None) => s.push_str(&st),
+                    (Ok(st), Some(why)) => {
+                        s.push_str(&format!("// This write failed when the playground replayed it ({}); left out:\n// {st}", one_line(why)));
+                    }
+                    (Err(why), _) => s.push_str(&format!("// Left out: {}", one_line(&why))),
+                }
                 s.push('\n');
+                index += 1;
             }
         }
         s.push_str(&audits.health_check_js());
@@ -96,27 +119,88 @@ pub fn js_string(s: &str) -> String {
     js_literal(&Value::String(s.to_string()))
 }
 
-/// One write as a mongosh statement. Inserts read as `insertMany`; every other command is replayed
-/// with `db.runCommand`, so its options come back exactly.
-pub fn statement(w: &WriteRecord) -> String {
-    let cmd: Value = match serde_json::from_str(&w.command) {
-        Ok(v) => v,
-        Err(_) => return format!("// unreadable write on {}: {}", js_string(&w.collection), js_string(&w.command)),
-    };
-    let name = cmd.as_object().and_then(|o| o.keys().next().cloned()).unwrap_or_default();
-    if name == "insert" {
-        if let Some(docs) = cmd.get("documents") {
-            let only_ordered = cmd.as_object().is_some_and(|o| o.keys().all(|k| k == "insert" || k == "documents" || k == "ordered"));
-            if only_ordered {
-                return format!(
-                    "db.getCollection({}).insertMany(EJSON.deserialize({}, {{ relaxed: false }}));",
-                    js_string(&w.collection),
-                    js_literal(docs)
-                );
-            }
+/// The write commands the playground records (the runtime's log, www/runtime/client.js, and the
+/// UI's own writes). A saved state or share link may carry only these, and only these export.
+pub const RECORDED: [&str; 11] = [
+    "insert", "update", "delete", "findAndModify", "create", "createIndexes", "drop", "dropIndexes",
+    "collMod", "renameCollection", "dropDatabase",
+];
+
+/// The command of a recorded write, if it is one the playground makes: a document whose first
+/// key names a [`RECORDED`] command on a collection (a name without NUL), with no `$` field at
+/// its top (`$db` would send it elsewhere), a rename staying in its database.
+pub fn check_write(w: &WriteRecord) -> Result<Value, String> {
+    let cmd: Value = serde_json::from_str(&w.command).map_err(|e| format!("an unreadable write ({e})"))?;
+    let Some(o) = cmd.as_object() else { return Err("a write that is not a document".into()) };
+    let Some((name, target)) = o.iter().next() else { return Err("an empty command".into()) };
+    let shown: String = name.chars().take(40).collect();
+    if !RECORDED.contains(&name.as_str()) {
+        return Err(format!("a command the playground never records ({})", js_string(&shown)));
+    }
+    if let Some(bytes) = &w.bson {
+        if bson_command_name(bytes) != Some(name.as_str()) {
+            return Err(format!("a {name} write whose bytes hold another command"));
         }
     }
-    format!("db.runCommand(EJSON.deserialize({}, {{ relaxed: false }}));", js_literal(&cmd))
+    if let Some(k) = o.keys().find(|k| k.starts_with('$')) {
+        return Err(format!("a {name} command with a {} field", js_string(&k.chars().take(40).collect::<String>())));
+    }
+    let coll_ok = |v: &Value| v.as_str().is_some_and(|c| !c.is_empty() && !c.contains('\0'));
+    match name.as_str() {
+        "dropDatabase" => {}
+        "renameCollection" => {
+            let db = |v: &Value| v.as_str().and_then(|ns| ns.split_once('.')).filter(|(_, c)| !c.is_empty()).map(|(d, _)| d.to_string());
+            match (db(target), o.get("to").and_then(db)) {
+                (Some(a), Some(b)) if a == b => {}
+                _ => return Err("a renameCollection between databases".into()),
+            }
+        }
+        _ if coll_ok(target) => {}
+        _ => return Err(format!("a {name} command without a collection name")),
+    }
+    Ok(cmd)
+}
+
+/// The name of the command in BSON bytes: the key of its first element.
+fn bson_command_name(bytes: &[u8]) -> Option<&str> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    if len != bytes.len() || bytes.last() != Some(&0) || len < 7 {
+        return None;
+    }
+    let key = bytes.get(5..)?;
+    let end = key.iter().position(|&b| b == 0)?;
+    std::str::from_utf8(&key[..end]).ok()
+}
+
+/// One write as a mongosh statement, its documents as Extended JSON text parsed when the script
+/// runs (`EJSON.parse`: every key is data, `"__proto__"` included, never a JavaScript object
+/// literal). Inserts read as `insertMany`, a rename as `renameCollection`; every other command is
+/// replayed with `db.runCommand`, so its options come back exactly. A write that is not one the
+/// playground records gives the reason instead.
+pub fn statement(w: &WriteRecord) -> Result<String, String> {
+    let cmd = check_write(w)?;
+    let o = cmd.as_object().ok_or("not a document")?;
+    let name = o.keys().next().map(String::as_str).unwrap_or_default();
+    let coll = o.values().next().and_then(Value::as_str).unwrap_or_default();
+    let ejson = |v: &Value| format!("EJSON.parse({}, {{ relaxed: false }})", js_string(&serde_json::to_string(v).unwrap_or_default()));
+    match name {
+        "insert" => {
+            if let Some(docs) = cmd.get("documents") {
+                if o.keys().all(|k| k == "insert" || k == "documents" || k == "ordered") {
+                    return Ok(format!("db.getCollection({}).insertMany({});", js_string(coll), ejson(docs)));
+                }
+            }
+        }
+        "renameCollection" => {
+            let to = o.get("to").and_then(Value::as_str).and_then(|ns| ns.split_once('.')).map(|(_, c)| c).unwrap_or_default();
+            let from = coll.split_once('.').map(|(_, c)| c).unwrap_or_default();
+            let drop_target = o.get("dropTarget").and_then(Value::as_bool).unwrap_or(false);
+            return Ok(format!("db.getCollection({}).renameCollection({}, {drop_target});", js_string(from), js_string(to)));
+        }
+        "dropDatabase" => return Ok("db.dropDatabase();".into()),
+        _ => {}
+    }
+    Ok(format!("db.runCommand({});", ejson(&cmd)))
 }
 
 /// After an upsert that inserted, pins the generated `_id` into the recorded update's filter so
@@ -142,34 +226,138 @@ mod tests {
     use serde_json::json;
 
     fn w(collection: &str, cmd: Value) -> WriteRecord {
-        WriteRecord { collection: collection.into(), command: cmd.to_string() }
+        WriteRecord::text(collection, cmd.to_string())
+    }
+
+    /// The JavaScript string literal inside `EJSON.parse(<literal>, ...)`, read back (JSON's string
+    /// syntax is a subset of JavaScript's) and parsed: what the statement hands the server.
+    fn parsed_literals(st: &str) -> Vec<Value> {
+        let mut out = vec![];
+        let mut rest = st;
+        while let Some(i) = rest.find("EJSON.parse(") {
+            rest = &rest[i + "EJSON.parse(".len()..];
+            let mut de = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+            let text = de.next().unwrap().unwrap();
+            out.push(serde_json::from_str(&text).unwrap());
+            rest = &rest[de.byte_offset()..];
+        }
+        out
     }
 
     #[test]
     fn inserts_read_as_insert_many_and_others_as_run_command() {
         let ins = w("o", json!({"insert": "o", "documents": [{"_id": {"$oid": "65f0a1b2c3d4e5f601234567"}, "n": {"$numberInt": "1"}}]}));
         assert_eq!(
-            statement(&ins),
-            r#"db.getCollection("o").insertMany(EJSON.deserialize([{"_id":{"$oid":"65f0a1b2c3d4e5f601234567"},"n":{"$numberInt":"1"}}], { relaxed: false }));"#
+            statement(&ins).unwrap(),
+            r#"db.getCollection("o").insertMany(EJSON.parse("[{\"_id\":{\"$oid\":\"65f0a1b2c3d4e5f601234567\"},\"n\":{\"$numberInt\":\"1\"}}]", { relaxed: false }));"#
         );
         let upd = w("o", json!({"update": "o", "updates": [{"q": {}, "u": {"$inc": {"n": {"$numberInt": "1"}}}, "multi": true}]}));
-        assert!(statement(&upd).starts_with(r#"db.runCommand(EJSON.deserialize({"update":"o","updates""#));
+        assert!(statement(&upd).unwrap().starts_with(r#"db.runCommand(EJSON.parse("{\"update\":\"o\",\"updates\""#));
         let with_opts = w("o", json!({"insert": "o", "documents": [], "bypassDocumentValidation": true}));
-        assert!(statement(&with_opts).starts_with("db.runCommand("));
+        assert!(statement(&with_opts).unwrap().starts_with("db.runCommand("));
+        let rename = w("o", json!({"renameCollection": "test.o", "to": "test.p\"", "dropTarget": true}));
+        assert_eq!(statement(&rename).unwrap(), r#"db.getCollection("o").renameCollection("p\"", true);"#);
+        assert_eq!(statement(&w("", json!({"dropDatabase": 1}))).unwrap(), "db.dropDatabase();");
+    }
+
+    #[test]
+    fn only_recorded_write_commands_load_or_export() {
+        let bad = [
+            (json!({"createUser": "evil", "pwd": "x", "roles": ["root"]}), "never records (\"createUser\")"),
+            (json!({"eval": "1"}), "never records"),
+            (json!({"insert": "c", "documents": [], "$db": "admin"}), "$db"),
+            (json!({"renameCollection": "test.a", "to": "admin.a"}), "between databases"),
+            (json!({"renameCollection": "test.a", "to": "a"}), "between databases"),
+            (json!({"update": {"$ne": 1}, "updates": []}), "without a collection"),
+            (json!({"insert": "", "documents": []}), "without a collection"),
+            (json!([{"insert": "c"}]), "not a document"),
+            (json!({}), "empty"),
+        ];
+        for (cmd, needle) in bad {
+            let e = statement(&w("c", cmd.clone())).unwrap_err();
+            assert!(e.contains(needle), "{cmd}: {e}");
+            let mut s = Session::default();
+            s.record(Origin::Script { title: "x".into() }, vec![w("c", json!({"insert": "c", "documents": []})), w("c", cmd.clone())]);
+            assert!(s.check().is_err(), "{cmd}");
+            let text = s.to_mongosh("T", &AuditSet::default(), &BTreeMap::new());
+            assert!(text.contains("// Left out: "), "{text}");
+            assert!(!text.lines().any(|l| l.starts_with("db.") && (l.contains("createUser") || l.contains("$db"))), "{text}");
+        }
+        let unreadable = WriteRecord::text("c", "{not json");
+        assert!(statement(&unreadable).unwrap_err().contains("unreadable"));
+        for name in RECORDED {
+            let cmd = match name {
+                "renameCollection" => json!({"renameCollection": "test.a", "to": "test.b"}),
+                "dropDatabase" => json!({"dropDatabase": 1}),
+                _ => json!({name: "c"}),
+            };
+            assert!(statement(&w("c", cmd.clone())).is_ok(), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn proto_keys_stay_data_in_the_export() {
+        // Removed nothing here; as an object literal `{"__proto__": {...}}` would be `{}` on a server: delete all.
+        let del = w("o", json!({"delete": "o", "deletes": [{"q": {"__proto__": {"x": 1}}, "limit": {"$numberInt": "0"}}]}));
+        let st = statement(&del).unwrap();
+        assert!(st.starts_with("db.runCommand(EJSON.parse(\""), "{st}");
+        // No object literal anywhere: the only JavaScript around the text is the call.
+        assert!(!st.contains("({"), "{st}");
+        let back = parsed_literals(&st);
+        assert_eq!(back, vec![json!({"delete": "o", "deletes": [{"q": {"__proto__": {"x": 1}}, "limit": {"$numberInt": "0"}}]})]);
+    }
+
+    #[test]
+    fn bytes_must_hold_the_command_the_text_names() {
+        // {"insert": "c"} and {"createUser": "c"} as BSON.
+        let bson = |name: &str| {
+            let mut b = vec![0, 0, 0, 0, 2];
+            b.extend(name.as_bytes());
+            b.extend([0, 2, 0, 0, 0, b'c', 0, 0]);
+            let n = b.len() as u32;
+            b[..4].copy_from_slice(&n.to_le_bytes());
+            b
+        };
+        let mut ok = w("c", json!({"insert": "c", "documents": []}));
+        ok.bson = Some(bson("insert"));
+        assert!(check_write(&ok).is_ok());
+        let mut bad = ok.clone();
+        bad.bson = Some(bson("createUser"));
+        assert!(check_write(&bad).unwrap_err().contains("another command"));
+        bad.bson = Some(vec![1, 2, 3]);
+        assert!(check_write(&bad).is_err());
+        // An inexact write is exported with a note.
+        let mut s = Session::default();
+        ok.inexact = true;
+        s.record(Origin::Script { title: "x".into() }, vec![ok]);
+        assert!(s.to_mongosh("T", &AuditSet::default(), &BTreeMap::new()).contains("// Note: a document below has a field named like"));
+    }
+
+    #[test]
+    fn writes_that_failed_on_replay_are_marked_and_left_out() {
+        let mut s = Session::default();
+        s.record(Origin::Script { title: "Seed".into() }, vec![w("o", json!({"insert": "o", "documents": [{"_id": 1}]})), w("o", json!({"insert": "o", "documents": [{"_id": 1}]}))]);
+        s.record(Origin::Ui { action: "Drop".into() }, vec![w("o", json!({"drop": "o"}))]);
+        let failed = BTreeMap::from([(1, "E11000 duplicate key\nerror".to_string())]);
+        let text = s.to_mongosh("T", &AuditSet::default(), &failed);
+        let lines: Vec<&str> = text.lines().collect();
+        let marker = lines.iter().position(|l| l.contains("failed when the playground replayed it (E11000 duplicate key error)")).expect(&text);
+        assert!(lines[marker + 1].starts_with("// db.getCollection(\"o\").insertMany("), "{text}");
+        assert!(lines[marker - 1].starts_with("db.getCollection(\"o\").insertMany("), "{text}");
+        assert!(lines.iter().any(|l| l.starts_with("db.runCommand(EJSON.parse(\"{\\\"drop\\\"")), "{text}");
     }
 
     #[test]
     fn hostile_text_stays_inside_its_literal() {
         let nasty = "</script><script>alert(1)</script> \" \\ \u{2028} é 🍃 ${x} `";
         let ins = w("we\"ird</script>", json!({"insert": "we\"ird</script>", "documents": [{"k": nasty, "a\"b": 1}]}));
-        let s = statement(&ins);
+        let s = statement(&ins).unwrap();
         assert!(!s.contains("</script>"), "{s}");
         assert!(!s.contains('\u{2028}'));
-        // The literal parses back (as JSON) to the very same values.
-        let start = s.find("EJSON.deserialize(").unwrap() + "EJSON.deserialize(".len();
-        let lit = &s[start..s.len() - ", { relaxed: false }));".len()];
-        let back: Value = serde_json::from_str(lit).unwrap();
-        assert_eq!(back[0]["k"], json!(nasty));
+        assert!(!s.contains('\n'));
+        // The literal reads back to the very same values.
+        let back = parsed_literals(&s);
+        assert_eq!(back[0][0]["k"], json!(nasty));
         assert!(s.starts_with(r#"db.getCollection("we\"ird\u003c/script\u003e")"#), "{s}");
     }
 
@@ -191,7 +379,7 @@ mod tests {
         s.record(Origin::Ui { action: "Edit document\nin o".into() }, vec![w("o", json!({"delete": "o", "deletes": []}))]);
         assert_eq!(s.write_count(), 2);
         let audits = AuditSet::default();
-        let text = s.to_mongosh("T", &audits);
+        let text = s.to_mongosh("T", &audits, &BTreeMap::new());
         let seed = text.find("// 1. script: Seed").unwrap();
         let edit = text.find("// 2. Edit document in o").unwrap();
         assert!(seed < edit, "{text}");

@@ -1,6 +1,20 @@
 //! The playground's saved state: versioned JSON kept in localStorage and carried, compressed, in
 //! share links (`#s=<base64url(deflate(json))>`). Old versions are migrated; corrupt or foreign
-//! state is an error the UI reports before starting fresh.
+//! state is an error the UI reports, and the text is kept aside (never deleted).
+//!
+//! [`Store`] lays the saved work out in localStorage, under a prefix naming the deployment (its
+//! directory path: two playgrounds on one origin, `/a/` and `/b/`, never share a key):
+//!
+//! ```text
+//! <ns>/lesson/<id>     one saved state per lesson (encoded)
+//! <ns>/current         the id of the lesson open last
+//! <ns>/backup/<n>      work that something replaced (a share link, Reset lesson, a restore):
+//!                      { at, reason, lesson, state }, the newest MAX_BACKUPS kept
+//! <ns>/aside/<n>       text that could not be read (damaged, or written by a newer playground):
+//!                      kept as it was, never deleted
+//! ```
+//!
+//! The single slot of earlier versions ([`LEGACY_KEY`]) is moved into this layout on first load.
 
 use std::collections::BTreeMap;
 
@@ -14,14 +28,19 @@ use super::session::Session;
 
 /// The marker that tells our state from anything else stored under the same key.
 pub const APP: &str = "pattern-playground";
-/// The current version of [`Saved`].
-pub const VERSION: u32 = 2;
-/// The localStorage key.
-pub const STORAGE_KEY: &str = "pattern-playground/state";
+/// The current version of [`Saved`]. Version 3 added the writes' BSON bytes (`bson`, base64).
+pub const VERSION: u32 = 3;
+/// The one localStorage key of earlier versions (every deployment on the origin shared it).
+pub const LEGACY_KEY: &str = "pattern-playground/state";
 /// The URL fragment prefix of a share link.
 pub const SHARE_PREFIX: &str = "s=";
-/// The most a share link or saved state may inflate to.
-const MAX_INFLATED: usize = 64 << 20;
+/// The most a share link or saved state may inflate to: inflating stops there (and a state
+/// larger than this is not saved).
+pub const MAX_INFLATED: usize = 32 << 20;
+/// The longest script a state may carry (and the editor may run), in bytes.
+pub const MAX_SCRIPT: usize = 1 << 20;
+/// How many backups are kept (the oldest go first).
+pub const MAX_BACKUPS: usize = 20;
 
 /// What the playground keeps between visits.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +91,8 @@ pub enum StateError {
     Corrupt(String),
     /// Readable, but not ours or from a newer playground.
     Foreign(String),
+    /// Larger than the playground opens.
+    TooLarge(String),
 }
 
 impl std::fmt::Display for StateError {
@@ -79,12 +100,22 @@ impl std::fmt::Display for StateError {
         match self {
             StateError::Corrupt(m) => write!(f, "the saved playground is damaged ({m})"),
             StateError::Foreign(m) => write!(f, "the saved playground cannot be opened here ({m})"),
+            StateError::TooLarge(m) => write!(f, "the saved playground is too large ({m})"),
         }
     }
 }
 
 /// Migrations: `MIGRATIONS[i]` turns version `i + 1` into version `i + 2`.
-const MIGRATIONS: [fn(Value) -> Value; 1] = [v1_to_v2];
+const MIGRATIONS: [fn(Value) -> Value; 2] = [v1_to_v2, v2_to_v3];
+
+/// Version 2 had the writes' text only; version 3 reads that as it is (a write without bytes
+/// replays its text).
+fn v2_to_v3(mut v: Value) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        o.insert("v".into(), Value::from(3));
+    }
+    v
+}
 
 /// Version 1 kept the log as `log: [{ title, writes }]` (scripts only) and the limit in seconds.
 fn v1_to_v2(mut v: Value) -> Value {
@@ -125,7 +156,17 @@ pub fn from_json(text: &str) -> Result<Saved, StateError> {
     for m in &MIGRATIONS[(version as usize - 1)..] {
         v = m(v);
     }
-    serde_json::from_value(v).map_err(|e| StateError::Corrupt(e.to_string()))
+    let saved: Saved = serde_json::from_value(v).map_err(|e| StateError::Corrupt(e.to_string()))?;
+    saved.session.check().map_err(|e| StateError::Foreign(format!("it holds {e}")))?;
+    if let Some((step, script)) = saved.scripts.iter().find(|(_, s)| s.len() > MAX_SCRIPT) {
+        return Err(StateError::TooLarge(format!(
+            "the script of step {} is {}; a script may be at most {}",
+            step + 1,
+            super::human_bytes(script.len() as f64),
+            super::human_bytes(MAX_SCRIPT as f64)
+        )));
+    }
+    Ok(saved)
 }
 
 pub fn to_json(s: &Saved) -> String {
@@ -143,16 +184,240 @@ pub fn decode(text: &str) -> Result<Saved, StateError> {
     let bytes = URL_SAFE_NO_PAD
         .decode(text.trim().trim_end_matches('='))
         .map_err(|e| StateError::Corrupt(format!("not base64url: {e}")))?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_INFLATED)
-        .map_err(|e| StateError::Corrupt(format!("not a compressed playground: {:?}", e.status)))?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&bytes, MAX_INFLATED).map_err(|e| match e.status {
+        miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
+            StateError::TooLarge(format!("it inflates to more than {}", super::human_bytes(MAX_INFLATED as f64)))
+        }
+        status => StateError::Corrupt(format!("not a compressed playground: {status:?}")),
+    })?;
     let text = String::from_utf8(json).map_err(|_| StateError::Corrupt("not UTF-8".into()))?;
     from_json(&text)
+}
+
+/// Stored text: [`encode`]d, or plain JSON (as some earlier versions stored it).
+fn read_stored(text: &str) -> Result<Saved, StateError> {
+    if text.trim_start().starts_with('{') { from_json(text) } else { decode(text) }
 }
 
 /// The state carried by a URL fragment (`#s=...`), if it carries one.
 pub fn from_fragment(hash: &str) -> Option<Result<Saved, StateError>> {
     let h = hash.strip_prefix('#').unwrap_or(hash);
     h.strip_prefix(SHARE_PREFIX).map(decode)
+}
+
+
+/// True if the state holds work of the learner's: an edited script, a write or an audit.
+pub fn has_work(s: &Saved) -> bool {
+    !s.scripts.is_empty() || s.session.write_count() > 0 || !s.audits.is_empty()
+}
+
+/// True if two states hold the same work (the open step and the time limit aside).
+pub fn same_work(a: &Saved, b: &Saved) -> bool {
+    a.lesson == b.lesson && a.scripts == b.scripts && a.session == b.session && a.audits == b.audits
+}
+
+/// A string key-value store: localStorage in the browser, a map in the tests.
+pub trait Kv {
+    fn get(&self, key: &str) -> Option<String>;
+    /// Fails when the storage is full or unavailable.
+    fn set(&self, key: &str, value: &str) -> Result<(), String>;
+    fn remove(&self, key: &str);
+    fn keys(&self) -> Vec<String>;
+}
+
+/// The key prefix of the deployment served at `pathname` (`/a/index.html` and `/a/` give
+/// `pattern-playground@/a`; keys follow it after a `/`).
+pub fn namespace(pathname: &str) -> String {
+    let dir = match pathname.rfind('/') {
+        Some(i) => &pathname[..i],
+        None => "",
+    };
+    format!("{APP}@{dir}")
+}
+
+/// Work that something replaced, kept so that the learner can bring it back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Backup {
+    /// The storage key (not stored in the value).
+    #[serde(skip)]
+    pub key: String,
+    /// When, in milliseconds since the epoch.
+    pub at: f64,
+    /// What replaced it ("a share link", "Reset lesson", ...).
+    pub reason: String,
+    pub lesson: String,
+    /// The state, [`encode`]d.
+    pub state: String,
+}
+
+impl Backup {
+    pub fn saved(&self) -> Result<Saved, StateError> {
+        decode(&self.state)
+    }
+}
+
+/// What a slot of the store holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Slot {
+    Empty,
+    Saved(Saved),
+    /// It could not be read; its text was kept aside under `aside` (the slot may be reused).
+    Unreadable { error: StateError, aside: String },
+}
+
+/// The playground's saved work in a [`Kv`], laid out as the module documentation says.
+pub struct Store<K: Kv> {
+    pub kv: K,
+    pub ns: String,
+}
+
+impl<K: Kv> Store<K> {
+    pub fn new(kv: K, ns: String) -> Store<K> {
+        Store { kv, ns }
+    }
+
+    fn lesson_key(&self, id: &str) -> String {
+        format!("{}/lesson/{id}", self.ns)
+    }
+
+    fn current_key(&self) -> String {
+        format!("{}/current", self.ns)
+    }
+
+    /// The first free key `<ns>/<kind>/<n>`, n counting up from the largest in use.
+    fn next_key(&self, kind: &str) -> String {
+        let prefix = format!("{}/{kind}/", self.ns);
+        let n = self.kv.keys().iter().filter_map(|k| k.strip_prefix(&prefix)?.parse::<u64>().ok()).max().map_or(1, |n| n + 1);
+        format!("{prefix}{n}")
+    }
+
+    /// Keeps a text that could not be read, under a key of its own; returns the key.
+    pub fn put_aside(&self, text: &str) -> Result<String, String> {
+        let key = self.next_key("aside");
+        self.kv.set(&key, text)?;
+        Ok(key)
+    }
+
+    /// The keys of the texts kept aside.
+    #[cfg(test)]
+    pub fn aside(&self) -> Vec<String> {
+        let prefix = format!("{}/aside/", self.ns);
+        self.kv.keys().into_iter().filter(|k| k.starts_with(&prefix)).collect()
+    }
+
+    /// The saved state of a lesson. An unreadable one is copied aside first, so that saving over
+    /// the slot loses nothing.
+    pub fn load_lesson(&self, id: &str) -> Slot {
+        let key = self.lesson_key(id);
+        let Some(text) = self.kv.get(&key) else { return Slot::Empty };
+        match read_stored(&text) {
+            Ok(mut s) => {
+                s.lesson = id.to_string();
+                Slot::Saved(s)
+            }
+            Err(error) => match self.put_aside(&text) {
+                Ok(aside) => {
+                    self.kv.remove(&key);
+                    Slot::Unreadable { error, aside }
+                }
+                // Could not copy it: leave it where it is (the caller must not save over it).
+                Err(_) => Slot::Unreadable { error, aside: key },
+            },
+        }
+    }
+
+    /// Saves the state in its lesson's slot and makes that lesson the current one.
+    pub fn save(&self, s: &Saved) -> Result<(), String> {
+        let json = to_json(s);
+        if json.len() > MAX_INFLATED {
+            return Err(format!(
+                "the playground is {}, more than the {} it can open again; export it",
+                super::human_bytes(json.len() as f64),
+                super::human_bytes(MAX_INFLATED as f64)
+            ));
+        }
+        let text = URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9));
+        self.kv.set(&self.lesson_key(&s.lesson), &text)?;
+        self.kv.set(&self.current_key(), &s.lesson)
+    }
+
+    /// The lesson open last.
+    pub fn current(&self) -> Option<String> {
+        self.kv.get(&self.current_key())
+    }
+
+    /// Keeps `s` as a backup (if it holds any work); the oldest backups beyond [`MAX_BACKUPS`]
+    /// go. Returns the backup's key.
+    pub fn backup(&self, s: &Saved, reason: &str, now: f64) -> Result<Option<String>, String> {
+        if !has_work(s) {
+            return Ok(None);
+        }
+        let key = self.next_key("backup");
+        let b = Backup { key: String::new(), at: now, reason: reason.into(), lesson: s.lesson.clone(), state: encode(s) };
+        self.kv.set(&key, &serde_json::to_string(&b).map_err(|e| e.to_string())?)?;
+        let all = self.backups();
+        for old in all.iter().skip(MAX_BACKUPS) {
+            self.kv.remove(&old.key);
+        }
+        Ok(Some(key))
+    }
+
+    /// Every backup, newest first.
+    pub fn backups(&self) -> Vec<Backup> {
+        let prefix = format!("{}/backup/", self.ns);
+        let mut out: Vec<(u64, Backup)> = self
+            .kv
+            .keys()
+            .into_iter()
+            .filter_map(|k| {
+                let n = k.strip_prefix(&prefix)?.parse::<u64>().ok()?;
+                let mut b: Backup = serde_json::from_str(&self.kv.get(&k)?).ok()?;
+                b.key = k;
+                Some((n, b))
+            })
+            .collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0));
+        out.into_iter().map(|(_, b)| b).collect()
+    }
+
+    pub fn get_backup(&self, key: &str) -> Option<Backup> {
+        self.backups().into_iter().find(|b| b.key == key)
+    }
+
+    /// Moves the single slot of earlier versions into this layout: into its lesson's slot when
+    /// that is empty, else into a backup; unreadable text goes aside. The old key is removed only
+    /// once its content is stored here. Returns what happened, if there was anything.
+    pub fn migrate_legacy(&self, now: f64) -> Option<Result<Saved, StateError>> {
+        let text = self.kv.get(LEGACY_KEY)?;
+        let r = read_stored(&text);
+        let stored = match &r {
+            Ok(s) => match self.load_lesson(&s.lesson) {
+                Slot::Empty => self.save(s),
+                _ => self.backup(s, "saved by an earlier version of the playground", now).map(|_| ()),
+            },
+            Err(_) => self.put_aside(&text).map(|_| ()),
+        };
+        if stored.is_ok() {
+            self.kv.remove(LEGACY_KEY);
+        }
+        Some(r)
+    }
+}
+
+/// What to do with a share link's state, given the learner's saved work on its lesson.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkChoice {
+    /// Nothing would be lost: open the link.
+    Open,
+    /// The link would replace work: ask first (and keep the work as a backup).
+    Ask,
+}
+
+pub fn link_choice(link: &Saved, slot: &Slot) -> LinkChoice {
+    match slot {
+        Slot::Saved(s) if has_work(s) && !same_work(s, link) => LinkChoice::Ask,
+        _ => LinkChoice::Open,
+    }
 }
 
 #[cfg(test)]
@@ -167,9 +432,192 @@ mod tests {
         s.scripts.insert(1, "print(\"é </script> \\\\ 🍃\")".into());
         s.session.record(
             Origin::Ui { action: "Insert".into() },
-            vec![WriteRecord { collection: "c".into(), command: r#"{"insert":"c","documents":[{"$k":"\u2028"}]}"#.into() }],
+            vec![WriteRecord::text("c", r#"{"insert":"c","documents":[{"$k":"\u2028"}]}"#)],
         );
         s
+    }
+
+
+    /// localStorage in a map; `quota` bytes at most (keys and values), like a browser's.
+    #[derive(Default)]
+    pub struct MemKv {
+        pub map: std::cell::RefCell<BTreeMap<String, String>>,
+        pub quota: Option<usize>,
+    }
+
+    impl Kv for MemKv {
+        fn get(&self, key: &str) -> Option<String> {
+            self.map.borrow().get(key).cloned()
+        }
+        fn set(&self, key: &str, value: &str) -> Result<(), String> {
+            let mut m = self.map.borrow_mut();
+            let used: usize = m.iter().filter(|(k, _)| k.as_str() != key).map(|(k, v)| k.len() + v.len()).sum();
+            if self.quota.is_some_and(|q| used + key.len() + value.len() > q) {
+                return Err("QuotaExceededError".into());
+            }
+            m.insert(key.into(), value.into());
+            Ok(())
+        }
+        fn remove(&self, key: &str) {
+            self.map.borrow_mut().remove(key);
+        }
+        fn keys(&self) -> Vec<String> {
+            self.map.borrow().keys().cloned().collect()
+        }
+    }
+
+    fn store() -> Store<MemKv> {
+        Store::new(MemKv::default(), namespace("/a/index.html"))
+    }
+
+    fn work(lesson: &str, script: &str) -> Saved {
+        let mut s = Saved::new(lesson);
+        s.scripts.insert(0, script.into());
+        s.session.record(
+            Origin::Script { title: "Seed".into() },
+            vec![WriteRecord::text("c", r#"{"insert":"c","documents":[{"a":{"$numberInt":"1"}}]}"#)],
+        );
+        s
+    }
+
+    #[test]
+    fn deployments_on_one_origin_have_their_own_keys() {
+        assert_eq!(namespace("/a/index.html"), "pattern-playground@/a");
+        assert_eq!(namespace("/a/"), "pattern-playground@/a");
+        assert_eq!(namespace("/b/"), "pattern-playground@/b");
+        assert_eq!(namespace("/"), "pattern-playground@");
+        assert_eq!(namespace(""), "pattern-playground@");
+        let kv = MemKv::default();
+        let a = Store::new(kv, namespace("/a/"));
+        a.save(&work("tree", "print('a')")).unwrap();
+        let b = Store::new(a.kv, namespace("/b/index.html"));
+        assert_eq!(b.load_lesson("tree"), Slot::Empty);
+        assert_eq!(b.current(), None);
+        b.save(&work("tree", "print('b')")).unwrap();
+        let a = Store::new(b.kv, namespace("/a/"));
+        let Slot::Saved(s) = a.load_lesson("tree") else { panic!() };
+        assert_eq!(s.scripts[&0], "print('a')");
+        assert!(!a.kv.keys().contains(&LEGACY_KEY.to_string()));
+    }
+
+    #[test]
+    fn each_lesson_keeps_its_own_work() {
+        let st = store();
+        st.save(&work("subset", "print('subset edit')")).unwrap();
+        // Switching to another lesson and working there...
+        assert_eq!(st.load_lesson("tree"), Slot::Empty);
+        st.save(&work("tree", "print('tree edit')")).unwrap();
+        assert_eq!(st.current().as_deref(), Some("tree"));
+        // ...and back: the first lesson's work is there.
+        let Slot::Saved(s) = st.load_lesson("subset") else { panic!() };
+        assert_eq!(s, work("subset", "print('subset edit')"));
+    }
+
+    #[test]
+    fn a_link_that_would_replace_work_asks_and_the_work_is_restorable() {
+        let st = store();
+        let mine = work("subset", "print('mine')");
+        st.save(&mine).unwrap();
+        let link = work("subset", "print('from the link')");
+        let slot = st.load_lesson("subset");
+        assert_eq!(link_choice(&link, &slot), LinkChoice::Ask);
+        // The same work, a fresh lesson, or a lesson without work: nothing to lose.
+        assert_eq!(link_choice(&mine, &slot), LinkChoice::Open);
+        assert_eq!(link_choice(&link, &Slot::Empty), LinkChoice::Open);
+        assert_eq!(link_choice(&link, &Slot::Saved(Saved::new("subset"))), LinkChoice::Open);
+        // Accepted: the work goes to a backup, the link's state into the slot.
+        let Slot::Saved(replaced) = slot else { panic!() };
+        let key = st.backup(&replaced, "a share link", 1000.0).unwrap().unwrap();
+        st.save(&link).unwrap();
+        let backups = st.backups();
+        assert_eq!(backups.len(), 1);
+        assert_eq!(backups[0].key, key);
+        assert_eq!(backups[0].reason, "a share link");
+        assert_eq!(st.get_backup(&key).unwrap().saved(), Ok(mine));
+        // Nothing to keep, no backup.
+        assert_eq!(st.backup(&Saved::new("tree"), "x", 0.0), Ok(None));
+    }
+
+    #[test]
+    fn backups_are_bounded_newest_first() {
+        let st = store();
+        for i in 0..(MAX_BACKUPS + 3) {
+            st.backup(&work("tree", &format!("print({i})")), "r", i as f64).unwrap();
+        }
+        let b = st.backups();
+        assert_eq!(b.len(), MAX_BACKUPS);
+        assert_eq!(b[0].saved().unwrap().scripts[&0], format!("print({})", MAX_BACKUPS + 2));
+        assert_eq!(b[MAX_BACKUPS - 1].saved().unwrap().scripts[&0], "print(3)");
+    }
+
+    #[test]
+    fn a_newer_or_damaged_state_is_kept_aside_never_deleted() {
+        let st = store();
+        let newer = r#"{"app":"pattern-playground","v":99,"lesson":"tree","hologram":true}"#;
+        st.kv.set(&format!("{}/lesson/tree", st.ns), newer).unwrap();
+        let Slot::Unreadable { error, aside } = st.load_lesson("tree") else { panic!() };
+        assert!(matches!(error, StateError::Foreign(_)), "{error:?}");
+        assert_eq!(st.kv.get(&aside).as_deref(), Some(newer));
+        // The slot can be used again; what was aside stays.
+        st.save(&work("tree", "x")).unwrap();
+        st.kv.set(&format!("{}/lesson/tree", st.ns), "garbage!").unwrap();
+        let Slot::Unreadable { aside: aside2, .. } = st.load_lesson("tree") else { panic!() };
+        assert_ne!(aside, aside2);
+        assert_eq!(st.aside().len(), 2);
+        assert_eq!(st.kv.get(&aside).as_deref(), Some(newer));
+        assert_eq!(st.kv.get(&aside2).as_deref(), Some("garbage!"));
+        // When it cannot be copied (storage full), it stays in its slot.
+        let full = Store::new(MemKv { quota: Some(0), ..Default::default() }, namespace("/"));
+        full.kv.map.borrow_mut().insert(format!("{}/lesson/tree", full.ns), newer.into());
+        let Slot::Unreadable { aside, .. } = full.load_lesson("tree") else { panic!() };
+        assert_eq!(aside, format!("{}/lesson/tree", full.ns));
+        assert_eq!(full.kv.get(&aside).as_deref(), Some(newer));
+    }
+
+    #[test]
+    fn the_single_slot_of_earlier_versions_is_migrated() {
+        // Into the empty slot of its lesson.
+        let st = store();
+        let old = work("subset", "print('old')");
+        st.kv.set(LEGACY_KEY, &encode(&old)).unwrap();
+        assert_eq!(st.migrate_legacy(5.0), Some(Ok(old.clone())));
+        assert_eq!(st.load_lesson("subset"), Slot::Saved(old.clone()));
+        assert_eq!(st.current().as_deref(), Some("subset"));
+        assert_eq!(st.kv.get(LEGACY_KEY), None);
+        assert_eq!(st.migrate_legacy(5.0), None);
+        // Into a backup when the lesson already has work here.
+        st.kv.set(LEGACY_KEY, &encode(&work("subset", "print('older')"))).unwrap();
+        assert!(matches!(st.migrate_legacy(6.0), Some(Ok(_))));
+        assert_eq!(st.load_lesson("subset"), Slot::Saved(old));
+        assert_eq!(st.backups()[0].saved().unwrap().scripts[&0], "print('older')");
+        // Unreadable: aside, untouched.
+        st.kv.set(LEGACY_KEY, r#"{"app":"pattern-playground","v":7}"#).unwrap();
+        assert!(matches!(st.migrate_legacy(7.0), Some(Err(StateError::Foreign(_)))));
+        assert_eq!(st.kv.get(&st.aside()[0]).as_deref(), Some(r#"{"app":"pattern-playground","v":7}"#));
+        // Storage full: the old key stays.
+        let full = Store::new(MemKv { quota: Some(0), ..Default::default() }, namespace("/"));
+        full.kv.map.borrow_mut().insert(LEGACY_KEY.into(), encode(&work("tree", "x")));
+        assert!(matches!(full.migrate_legacy(1.0), Some(Ok(_))));
+        assert!(full.kv.get(LEGACY_KEY).is_some());
+    }
+
+    #[test]
+    fn inflating_stops_at_the_cap_and_long_scripts_are_refused() {
+        // A link of some 50 KB that inflates past the cap: refused there.
+        let big = format!(r#"{{"app":"pattern-playground","v":2,"lesson":"x","step":0,"scripts":{{"0":"{}"}}}}"#, "a".repeat(MAX_INFLATED + 10));
+        let text = URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(big.as_bytes(), 1));
+        assert!(text.len() < 1_000_000, "{}", text.len());
+        let e = decode(&text).unwrap_err();
+        assert!(matches!(&e, StateError::TooLarge(m) if m.contains("32.0 MiB")), "{e:?}");
+        // Nor is a state that large saved (it could not be opened again).
+        let mut s = Saved::new("x");
+        s.session.record(Origin::Ui { action: "x".into() }, vec![WriteRecord::text("c", "x".repeat(MAX_INFLATED))]);
+        assert!(store().save(&s).unwrap_err().contains("export it"));
+        // Under the inflate cap, a script over its own cap.
+        let long = format!(r#"{{"app":"pattern-playground","v":2,"lesson":"x","step":0,"scripts":{{"3":"{}"}}}}"#, "a".repeat(MAX_SCRIPT + 1));
+        let e = from_json(&long).unwrap_err();
+        assert!(matches!(&e, StateError::TooLarge(m) if m.contains("step 4")), "{e:?}");
+        assert!(e.to_string().contains("too large"), "{e}");
     }
 
     #[test]
@@ -204,11 +652,22 @@ mod tests {
     }
 
     #[test]
+    fn a_link_carrying_other_commands_is_refused() {
+        let mut s = Saved::new("subset");
+        s.session.record(
+            Origin::Script { title: "x".into() },
+            vec![WriteRecord::text("admin", r#"{"createUser":"evil","pwd":"x","roles":["root"]}"#)],
+        );
+        let e = decode(&encode(&s)).unwrap_err();
+        assert!(matches!(&e, StateError::Foreign(m) if m.contains("createUser")), "{e:?}");
+    }
+
+    #[test]
     fn version_1_is_migrated() {
         let v1 = r#"{"app":"pattern-playground","v":1,"lesson":"subset","step":1,
-            "log":[{"title":"Seed","writes":[{"collection":"c","command":"{}"}]}],"timeLimit":3}"#;
+            "log":[{"title":"Seed","writes":[{"collection":"c","command":"{\"drop\":\"c\"}"}]}],"timeLimit":3}"#;
         let s = from_json(v1).unwrap();
-        assert_eq!(s.v, 2);
+        assert_eq!(s.v, VERSION);
         assert_eq!(s.time_limit_ms, 3000);
         assert_eq!(s.session.entries.len(), 1);
         assert_eq!(s.session.entries[0].origin, Origin::Script { title: "Seed".into() });

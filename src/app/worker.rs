@@ -425,6 +425,15 @@ impl Engine {
         }
     }
 
+    /// Runs one server command given as its BSON bytes (a logged write, replayed exactly); the
+    /// reply's text.
+    pub async fn command_bson(&self, bson: Vec<u8>, limit_ms: u32) -> Result<String, EngineError> {
+        match self.call(Request::CommandBson { id: 0, bson }, limit_ms).await? {
+            Answer::Command(r) => Ok(r),
+            other => Err(EngineError::Broken(format!("not a command's answer: {other:?}"))),
+        }
+    }
+
     /// The whole database as bytes.
     pub async fn snapshot(&self) -> Result<Vec<u8>, EngineError> {
         match self.call(Request::Snapshot { id: 0 }, HOUSEKEEPING_LIMIT_MS).await? {
@@ -490,6 +499,7 @@ fn with_id(req: Request, id: u32) -> Request {
     match req {
         Request::Run { code, filename, .. } => Request::Run { id, code, filename },
         Request::Command { command, .. } => Request::Command { id, command },
+        Request::CommandBson { bson, .. } => Request::CommandBson { id, bson },
         Request::Snapshot { .. } => Request::Snapshot { id },
         Request::Restore { bytes, .. } => Request::Restore { id, bytes },
         Request::Reset { .. } => Request::Reset { id },

@@ -217,7 +217,7 @@ test("export the session, re-run it headlessly and compare the databases", async
   await tab(page, "Export & share");
   const script = await page.locator("#export-script").innerText();
   await page.screenshot({ path: join(SHOTS, "export.png"), fullPage: true });
-  assert.match(script, /insertMany\(EJSON\.deserialize/);
+  assert.match(script, /insertMany\(EJSON\.parse\("/);
   assert.match(script, /Health check/);
   const dir = await mkdtemp(join(tmpdir(), "pp-export-"));
   const file = join(dir, "session.js");
@@ -361,19 +361,29 @@ test("the data view pages through 10 000 documents", async () => {
   await context.close();
 });
 
-test("corrupt saved state gives a message and a fresh playground; Reset lesson empties the database", async () => {
+test("corrupt saved state gives a message and a fresh playground, and is kept aside; Reset lesson empties the database and can be undone", async () => {
   const { context, page } = await open();
   await runStep(page, 0);
-  await page.evaluate(() => localStorage.setItem("pattern-playground/state", "this is not a saved playground"));
+  await page.waitForTimeout(600); // saved 300 ms after the last change
+  // The open lesson's slot (this deployment's keys are under its path) gets damaged.
+  const slot = await page.evaluate(() => Object.keys(localStorage).find((k) => k.includes("/lesson/")));
+  assert.match(slot, /^pattern-playground@\/sub\/path\/lesson\//);
+  await page.evaluate((k) => localStorage.setItem(k, "this is not a saved playground"), slot);
   await page.reload();
   await page.waitForFunction(() => window.ppReady === true);
   await page.locator(".notice.error", { hasText: "damaged" }).waitFor();
   assert.deepEqual(await dump(page), {});
+  const aside = await page.evaluate(() => Object.entries(localStorage).filter(([k]) => k.includes("/aside/")).map(([, v]) => v));
+  assert.deepEqual(aside, ["this is not a saved playground"]);
   await runStep(page, 0);
-  assert.notDeepEqual(await dump(page), {});
+  const ran = await dump(page);
+  assert.notDeepEqual(ran, {});
   await page.getByRole("button", { name: "Reset lesson" }).click();
   await page.locator(".notice", { hasText: "The lesson was reset" }).waitFor();
   await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length === 0);
+  await page.getByRole("button", { name: "Restore previous work" }).click();
+  await page.locator(".notice", { hasText: "Your earlier work is back." }).waitFor();
+  assert.deepEqual(await dump(page), ran);
   await context.close();
 });
 

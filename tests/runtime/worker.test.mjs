@@ -141,6 +141,35 @@ test('worker: commands in canonical EJSON, snapshot, restore and reset', async (
   assert.equal(JSON.parse(r.reply).n.$numberInt, '1');
 });
 
+test('worker: writes carry their BSON bytes, and a replay of the bytes rebuilds the same documents', async () => {
+  await call({ kind: 'reset' });
+  // A subdocument whose key is "$date" (a string value): Extended JSON text would read it as a Date.
+  const r = await page.evaluate(() => window.call({
+    kind: 'run',
+    filename: 'typed.js',
+    code: "db.t.insertOne({ _id: 1, a: { $date: '2020-01-01T00:00:00Z' } });\ndb.t.insertOne({ _id: 2, plain: 1 });\ndb.t.insertMany([{ _id: 3 }, { _id: 2 }], { ordered: false });",
+  }).then((r) => {
+    window.loggedWrites = r.writes;
+    return { error: r.error, writes: r.writes.map((w) => ({ collection: w.collection, bytes: w.bson instanceof Uint8Array, inexact: w.inexact ?? false, command: w.command })) };
+  }));
+  assert.equal(r.error?.code, 11000);
+  assert.deepEqual(r.writes.map((w) => [w.collection, w.bytes, w.inexact]), [['t', true, true], ['t', true, false], ['t', true, false]]);
+  // The partly failed insertMany keeps only the statement that was applied, in its bytes too.
+  assert.deepEqual(JSON.parse(r.writes[2].command).documents, [{ _id: { $numberInt: '3' } }]);
+  const before = await call({ kind: 'command', command: '{"find":"t"}' });
+  await call({ kind: 'reset' });
+  const replies = await page.evaluate(async () => {
+    const out = [];
+    for (const w of window.loggedWrites) out.push((await window.call({ kind: 'commandBson', bson: w.bson })).reply);
+    return out;
+  });
+  for (const reply of replies) assert.equal(JSON.parse(reply).ok.$numberDouble, '1.0', reply);
+  const after = await call({ kind: 'command', command: '{"find":"t"}' });
+  assert.deepEqual(JSON.parse(after.reply).cursor.firstBatch, JSON.parse(before.reply).cursor.firstBatch);
+  assert.deepEqual(JSON.parse(after.reply).cursor.firstBatch[0], { _id: { $numberInt: '1' }, a: { $date: '2020-01-01T00:00:00Z' } });
+  assert.equal(JSON.parse(after.reply).cursor.firstBatch.length, 3);
+});
+
 const SAME = [
   "print({ _id: ObjectId('5fa5694f88211043b23c7f11'), at: ISODate('2024-01-02T03:04:05.678Z'), n: NumberLong(5), d: NumberDecimal('1.5') })",
   "db.same.insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, name: 'user ' + i, tags: ['a', 'b'], at: new Date(i * 1000) })));\nprint(db.same.find({ _id: { $lt: 25 } }).toArray());\nprint(db.same.find());",

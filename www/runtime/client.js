@@ -60,11 +60,17 @@ export class Client {
     this.writes.push({ name, collection: typeof cmd[name] === 'string' ? cmd[name] : null, bytes, errors });
   }
 
-  /** The successful write commands of the run: [{ collection, command: canonical EJSON }]. */
+  /** The successful write commands of the run: [{ collection, command, bson, inexact? }].
+   * `bson` is the command's BSON bytes as the engine ran it (the statements that failed left
+   * out): the log keeps them, and a replay sends them, so nothing changes type. `command` is the
+   * same as canonical Extended JSON text, for reading and the export; `inexact: true` when that
+   * text does not give back the same command (a document has a field named like an Extended JSON
+   * type, `{ $date: "2020-01-01" }`, which EJSON.parse reads as a Date). */
   writesEJSON() {
     const out = [];
     for (const { name, collection, bytes, errors } of this.writes) {
       let cmd = BSON.deserialize(bytes, { promoteLongs: false, promoteValues: false, promoteBuffers: false });
+      let bson = bytes.slice();
       const key = STATEMENTS[name];
       if (key && errors.length > 0) {
         // keep the statements that were applied: before the first error when ordered
@@ -74,11 +80,32 @@ export class Client {
         const kept = cmd[key].filter((_, i) => (ordered ? i < first : !failed.has(i)));
         if (kept.length === 0) continue;
         cmd = { ...cmd, [key]: kept };
+        bson = toBytes(cmd);
       }
-      out.push({ collection, command: BSON.EJSON.stringify(cmd, { relaxed: false }) });
+      const record = { collection, command: BSON.EJSON.stringify(cmd, { relaxed: false }), bson };
+      if (hasTypeKey(cmd)) record.inexact = true;
+      out.push(record);
     }
     return out;
   }
+}
+
+// The keys that make Extended JSON read an object as a typed value.
+const EJSON_KEYS = new Set([
+  '$oid', '$numberInt', '$numberLong', '$numberDouble', '$numberDecimal', '$binary', '$date', '$regularExpression',
+  '$regex', '$timestamp', '$minKey', '$maxKey', '$undefined', '$code', '$symbol', '$dbPointer', '$uuid', '$ref',
+]);
+
+/** True if a plain object in `v` (a document, not a BSON value) has a key of EJSON_KEYS. */
+function hasTypeKey(v) {
+  if (v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some(hasTypeKey);
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k of Object.keys(v)) {
+    if (EJSON_KEYS.has(k) || hasTypeKey(v[k])) return true;
+  }
+  return false;
 }
 
 function check(reply) {

@@ -221,9 +221,12 @@ class Session {
 
   /** A command given as canonical EJSON; the reply as canonical EJSON (types kept exactly). */
   commandEJSON(text) {
-    const cmd = BSON.EJSON.parse(text, { relaxed: false });
-    const bytes = this.client.engine.command(toBytes(cmd));
-    const reply = BSON.deserialize(bytes, { promoteLongs: false, promoteValues: false, promoteBuffers: false });
+    return this.commandBson(toBytes(BSON.EJSON.parse(text, { relaxed: false })));
+  }
+
+  /** A command given as BSON bytes (a logged write, replayed exactly); the reply as canonical EJSON. */
+  commandBson(bytes) {
+    const reply = BSON.deserialize(this.client.engine.command(bytes), { promoteLongs: false, promoteValues: false, promoteBuffers: false });
     return BSON.EJSON.stringify(reply, { relaxed: false });
   }
 }

@@ -1,0 +1,176 @@
+// Browser tests of saved work (make dist, served under /sub/path/ on 127.0.0.1, Debian's Chromium):
+// one saved state per lesson and per deployment, a share link that would replace work asks first and
+// keeps that work as a restorable backup, links that are too large or carry foreign commands are
+// refused with a message, and the write log keeps documents exactly (BSON) across a reload.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { deflateRawSync } from "node:zlib";
+import { serve } from "./server.mjs";
+import { DIST, launch, dump } from "./browser.mjs";
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serve(DIST, { prefix: "/sub/path" });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(url = server.url, context = null) {
+  context ??= await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(url);
+  await page.waitForFunction(() => window.ppReady === true, null, { timeout: 60_000 });
+  return { context, page, errors };
+}
+
+async function setScript(page, text) {
+  await page.locator("#script-editor .cm-content").click();
+  await page.keyboard.press("ControlOrMeta+a");
+  await page.keyboard.press("Delete");
+  await page.keyboard.insertText(text);
+}
+
+/** Runs the editor's script and waits for `marker` in the output and for the save (300 ms quiet). */
+async function run(page, marker) {
+  await page.locator("#run").click();
+  await page.locator("pre.output .line", { hasText: marker }).waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(600);
+}
+
+const editorText = (page) => page.locator("#script-editor .cm-content").innerText();
+
+/** A share link's fragment for a state given as JSON (what the playground's encode does). */
+function shareLink(state) {
+  return server.url + "#s=" + deflateRawSync(Buffer.from(JSON.stringify(state)), { level: 9 }).toString("base64url");
+}
+
+test("a share link that would replace work asks first; the work is kept as a backup and restored", async () => {
+  const { context, page, errors } = await open();
+  await setScript(page, 'db.mine.insertOne({ _id: 1 }); print("mine ran")');
+  await run(page, "mine ran");
+  const mine = await dump(page);
+  // Another browser makes a link on the same lesson.
+  const other = await open();
+  await setScript(other.page, 'db.theirs.insertOne({ _id: 2 }); print("theirs ran")');
+  await run(other.page, "theirs ran");
+  await other.page.getByRole("tab", { name: "Export & share" }).click();
+  const link = await other.page.locator("#share-link").inputValue();
+  const theirs = await dump(other.page);
+  await other.context.close();
+
+  // Declined: nothing changes, the link's playground is kept aside as a backup.
+  let asked = null;
+  page.once("dialog", (d) => { asked = d.message(); d.dismiss(); });
+  await page.goto("about:blank");
+  await page.goto(link);
+  await page.waitForFunction(() => window.ppReady === true, null, { timeout: 60_000 });
+  assert.match(asked ?? "", /would replace your work on that lesson \(1 edited script\(s\), 1 write\(s\)\)/);
+  await page.locator(".notice", { hasText: "The share link was not opened" }).waitFor();
+  assert.match(await editorText(page), /mine ran/);
+  assert.deepEqual(await dump(page), mine);
+
+  // Accepted: the link's playground opens; "Restore previous work" brings the work back.
+  asked = null;
+  page.once("dialog", (d) => { asked = d.message(); d.accept(); });
+  await page.goto("about:blank");
+  await page.goto(link);
+  await page.waitForFunction(() => window.ppReady === true, null, { timeout: 60_000 });
+  assert.ok(asked);
+  await page.locator(".notice", { hasText: "previous work on this lesson is kept as a backup" }).waitFor();
+  assert.deepEqual(await dump(page), theirs);
+  assert.match(await editorText(page), /theirs ran/);
+  await page.getByRole("button", { name: "Restore previous work" }).click();
+  await page.locator(".notice", { hasText: "Your earlier work is back." }).waitFor();
+  await page.waitForFunction(() => document.querySelector("#script-editor .cm-content")?.innerText.includes("mine ran"));
+  assert.deepEqual(await dump(page), mine);
+  // The Backups list shows what was replaced, the link's playground among them, restorable too.
+  await page.getByRole("tab", { name: "Export & share" }).click();
+  const backups = page.locator("#backups li");
+  assert.match(await page.locator("#backups").innerText(), /replaced by restoring a backup/);
+  assert.match(await page.locator("#backups").innerText(), /replaced by a share link/);
+  await backups.filter({ hasText: "replaced by restoring a backup" }).getByRole("button", { name: "Restore" }).click();
+  await page.locator(".notice", { hasText: "Your earlier work is back." }).waitFor();
+  await page.waitForFunction(() => document.querySelector("#panel-export") !== null);
+  assert.deepEqual(await dump(page), theirs);
+  // Every key is under this deployment's path (another playground on the origin has its own).
+  const keys = await page.evaluate(() => Object.keys(localStorage));
+  assert.ok(keys.length > 0);
+  for (const k of keys) assert.ok(k.startsWith("pattern-playground@/sub/path/"), k);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("switching lessons in the menu and back keeps each lesson's edits and data", async () => {
+  const { context, page, errors } = await open();
+  const first = await page.getByRole("combobox", { name: "Lesson" }).inputValue();
+  await setScript(page, 'db.kept.insertOne({ _id: 1 }); print("first lesson edit")');
+  await run(page, "first lesson edit");
+  const before = await dump(page);
+  await page.getByRole("combobox", { name: "Lesson" }).selectOption("computed");
+  await page.locator(".lesson-text h2", { hasText: "Computed" }).waitFor();
+  await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length === 0);
+  assert.doesNotMatch(await editorText(page), /first lesson edit/);
+  await setScript(page, 'print("computed edit")');
+  await page.waitForTimeout(600);
+  await page.getByRole("combobox", { name: "Lesson" }).selectOption(first);
+  await page.waitForFunction(() => document.querySelector("#script-editor .cm-content")?.innerText.includes("first lesson edit"));
+  await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length > 0);
+  assert.deepEqual(await dump(page), before);
+  // And the other lesson's edit is there too, after a reload as well.
+  await page.waitForTimeout(600); // saved 300 ms after the last change
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true);
+  assert.match(await editorText(page), /first lesson edit/);
+  await page.getByRole("combobox", { name: "Lesson" }).selectOption("computed");
+  await page.waitForFunction(() => document.querySelector("#script-editor .cm-content")?.innerText.includes("computed edit"));
+  // ?lesson= opens a lesson from its own slot, replacing nothing.
+  await page.goto(server.url + "?lesson=" + first);
+  await page.waitForFunction(() => window.ppReady === true);
+  assert.match(await editorText(page), /first lesson edit/);
+  assert.deepEqual(await dump(page), before);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a document with a field named $date keeps its string across a reload (the log is BSON)", async () => {
+  const { context, page } = await open();
+  await setScript(page, 'db.t.insertOne({ _id: 1, a: { $date: "2020-01-01T00:00:00Z" } }); print("typed ran")');
+  await run(page, "typed ran");
+  const expected = { t: [{ _id: { $numberInt: "1" }, a: { $date: "2020-01-01T00:00:00Z" } }] };
+  assert.deepEqual(await dump(page), expected);
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true);
+  await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length > 0);
+  assert.deepEqual(await dump(page), expected);
+  await page.getByRole("tab", { name: "Export & share" }).click();
+  assert.match(await page.locator("#export-script").innerText(), /Note: a document below has a field named like an Extended JSON type/);
+  await context.close();
+});
+
+test("links that carry other commands, or inflate past the cap, are refused with a message", async () => {
+  const base = { app: "pattern-playground", v: 3, lesson: "computed", step: 0, scripts: {}, audits: [], time_limit_ms: 10000 };
+  const hostile = {
+    ...base,
+    session: { entries: [{ origin: { by: "script", title: "x" }, writes: [{ collection: "admin", command: JSON.stringify({ createUser: "evil", pwd: "x", roles: ["root"] }) }] }] },
+  };
+  let { context, page } = await open(shareLink(hostile));
+  await page.locator(".notice.error", { hasText: /could not be opened.*createUser/ }).waitFor();
+  await context.close();
+  // About 50 MB of script in a link of some 50 KB: inflating stops at the cap, at once.
+  const huge = { ...base, scripts: { 0: "x".repeat(50 << 20) }, session: { entries: [] } };
+  const t0 = Date.now();
+  ({ context, page } = await open(shareLink(huge)));
+  await page.locator(".notice.error", { hasText: /too large.*32\.0 MiB/ }).waitFor();
+  const ms = Date.now() - t0;
+  console.log(`# a link inflating to 50 MB refused in ${ms} ms`);
+  assert.ok(await page.locator("#run").isEnabled());
+  await context.close();
+});
