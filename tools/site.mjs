@@ -6,6 +6,7 @@
 //       the lesson index: every lesson (lessons/*/lesson.md, read by the site's one parser,
 //       src/lesson.rs through the engine's `parseLesson`) in `order`, with its summary.
 //   node tools/site.mjs precache <dist>  (`make dist`, after trunk build)
+//       writes <dist>/embed.html (index.html for the widgets' opaque-origin frames), and
 //       puts a Content-Security-Policy into <dist>/index.html and <dist>/lessons.html (the hashes
 //       of their inline scripts, computed here), then writes <dist>/sw.js from www/sw.js with every
 //       file of <dist> (trunk's hashed names included) and the SHA-256 of each (an SRI string the
@@ -128,19 +129,25 @@ export function inlineScripts(html) {
  * srcdoc frame that inherits this policy (and adds `connect-src 'none'`): its inline script's hash,
  * `blob:` workers and `'unsafe-eval'` (the runtime evaluates the user's script inside that worker)
  * are for it; `'wasm-unsafe-eval'` compiles the UI's and the engine's WebAssembly. */
-export function contentSecurityPolicy(html, { sandbox = false } = {}) {
+export function contentSecurityPolicy(html, { sandbox = false, opaque = false } = {}) {
+  // `opaque`: the policy of embed.html, the page of the course-page widgets, which www/embed.js
+  // loads in an opaque-origin frame. WebKit matches 'self' against that opaque origin, so nothing
+  // of the site's own would load there (the widget stayed on "Loading the playground…"); the
+  // widget's page also names the schemes. Inline scripts still need their hashes, and the widget
+  // reaches no storage of the site whatever its policy (the frame's origin is opaque).
+  const self = opaque ? "'self' https: http:" : "'self'";
   const hashes = inlineScripts(html).map((t) => `'${sri(t)}'`);
   if (sandbox) hashes.push(`'${sri(inlineScripts(sandboxFrameHtml())[0])}'`);
-  const script = ["'self'", ...hashes, ...(sandbox ? ["'unsafe-eval'", "'wasm-unsafe-eval'"] : [])];
+  const script = [self, ...hashes, ...(sandbox ? ["'unsafe-eval'", "'wasm-unsafe-eval'"] : [])];
   return [
-    "default-src 'self'",
+    `default-src ${self}`,
     `script-src ${script.join(' ')}`,
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
+    `style-src ${self} 'unsafe-inline'`,
+    `img-src ${self} data:`,
+    `connect-src ${self}`,
     // 'self': the service worker (sw.js); blob: the sandbox's worker.
-    `worker-src 'self'${sandbox ? ' blob:' : ''}`,
-    "frame-src 'self'",
+    `worker-src ${self}${sandbox ? ' blob:' : ''}`,
+    `frame-src ${self}`,
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
@@ -160,6 +167,10 @@ export function withPolicy(html, options) {
 /** dist/sw.js: www/sw.js with the site's files, the hash of each, and their version (after the
  * pages got their Content-Security-Policy). */
 export function precache(dist) {
+  // embed.html: the playground's page for the widgets of www/embed.js (embed mode), with the
+  // policy of an opaque-origin frame.
+  const index = path.join(dist, 'index.html');
+  if (fs.existsSync(index)) fs.writeFileSync(path.join(dist, 'embed.html'), withPolicy(fs.readFileSync(index, 'utf8'), { sandbox: true, opaque: true }));
   for (const [page, options] of [['index.html', { sandbox: true }], ['lessons.html', {}]]) {
     const file = path.join(dist, page);
     if (fs.existsSync(file)) fs.writeFileSync(file, withPolicy(fs.readFileSync(file, 'utf8'), options));

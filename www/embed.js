@@ -26,7 +26,8 @@
  * sequence `</script` cannot appear, write `<\/script` inside strings). It is read once the page
  * has been parsed, its common indentation removed. Change the attributes to load another step.
  *
- * Each widget is an iframe of the playground's embed mode (index.html#/embed?...), so each has its
+ * Each widget is an iframe of the playground's embed mode (embed.html#/embed?...: index.html with
+ * the Content-Security-Policy of an opaque-origin frame, see tools/site.mjs), so each has its
  * own page, worker and database; widgets on one page never share data. Every Run starts from the
  * same data again. The iframe sits in a shadow root, so the page's stylesheets cannot reach it,
  * and it is sandboxed, so it cannot reach the page:
@@ -160,7 +161,7 @@
       if (step) q.push('step=' + encodeURIComponent(step));
       if (script !== null) q.push('script=' + encodeURIComponent(script));
       q.push('w=' + encodeURIComponent(this._id), 'host=' + encodeURIComponent(location.origin));
-      const src = new URL('index.html#/embed?' + q.join('&'), SITE).href;
+      const src = new URL('embed.html#/embed?' + q.join('&'), SITE).href;
       if (src === this._src) return;
       this._src = src;
       this._problem.hidden = true;
