@@ -415,17 +415,22 @@ impl Index {
         duplicate_key_error(ns, &self.name, &self.key, key)
     }
 
+    /// Adds one document's multikey paths (per key field) to the index's.
+    fn note_multikey_paths(&mut self, paths: Vec<Vec<String>>) {
+        for (known, new) in self.multikey_paths.iter_mut().zip(paths) {
+            for p in new {
+                self.multikey = true;
+                if !known.contains(&p) {
+                    known.push(p);
+                }
+            }
+        }
+    }
+
     /// Records `doc`'s keys for record `rid`.
     pub fn add(&mut self, doc: &Document, rid: u64) {
         if let Ok(Some((keys, paths))) = self.keys_with_multikey(doc) {
-            for (known, new) in self.multikey_paths.iter_mut().zip(paths) {
-                for p in new {
-                    self.multikey = true;
-                    if !known.contains(&p) {
-                        known.push(p);
-                    }
-                }
-            }
+            self.note_multikey_paths(paths);
             for k in keys {
                 let e = self.entries.entry(self.index_key(&k)).or_default();
                 if let Err(pos) = e.binary_search(&rid) {
@@ -495,14 +500,7 @@ impl Index {
                 }
                 Ok(None) => {}
                 Ok(Some((keys, paths))) => {
-                    for (known, new) in self.multikey_paths.iter_mut().zip(paths) {
-                        for p in new {
-                            self.multikey = true;
-                            if !known.contains(&p) {
-                                known.push(p);
-                            }
-                        }
-                    }
+                    self.note_multikey_paths(paths);
                     for k in keys {
                         pairs.push((self.index_key(&k), rid, if self.unique { k } else { Document::new() }));
                     }
