@@ -725,7 +725,7 @@ fn App() -> impl IntoView {
     let initial = initial_state(pg);
     // After a restart (a request past its deadline, a crash) the engine rebuilds the database
     // from the session's log.
-    pg.engine().set_replay(move || pg.session.with_untracked(|s| s.writes().map(|w| w.command.clone()).collect()));
+    pg.engine().set_replay(move || pg.session.with_untracked(|s| s.writes().cloned().collect()));
     spawn_local(async move {
         match pg.engine().ready().await {
             Ok(()) => pg.engine_state.set(EngineState::Ready),

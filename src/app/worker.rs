@@ -10,9 +10,9 @@
 //! the sandbox dies (a crash, say out of memory), the sandbox is replaced by a fresh one and the
 //! database is restored before any other request is served: from the checkpoint its owner set
 //! ([`Engine::set_checkpoint`], e.g. the snapshot taken before a run), else by replaying the
-//! commands the owner's [`Engine::set_replay`] gives (the session's write log), else empty. The
-//! request that was stopped gets [`EngineError::Stopped`], which says why and how the data came
-//! back.
+//! writes the owner's [`Engine::set_replay`] gives (the session's write log; a script's writes as
+//! their BSON bytes), else empty. The request that was stopped gets [`EngineError::Stopped`],
+//! which says why and how the data came back.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -24,7 +24,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::MessageEvent;
 
-use crate::protocol::{Answer, Envelope, Request, Response, RunReport};
+use crate::protocol::{Answer, Envelope, Request, Response, RunReport, WriteRecord};
 
 /// Deadline of the requests that only move the database around (snapshot, restore, reset).
 pub const HOUSEKEEPING_LIMIT_MS: u32 = 60_000;
@@ -107,7 +107,7 @@ struct Inner {
     /// Bumped on every start: a deadline of an older worker does not stop the new one.
     generation: u32,
     checkpoint: Option<Vec<u8>>,
-    replay: Option<Rc<dyn Fn() -> Vec<String>>>,
+    replay: Option<Rc<dyn Fn() -> Vec<WriteRecord>>>,
     /// The request running now and how to stop it (for [`Engine::stop`]).
     running: Option<(u32, Function)>,
     /// The last request's turn: requests go one at a time, so a deadline counts only the
@@ -152,7 +152,7 @@ impl Engine {
     }
 
     /// The commands that rebuild the database after a restart when there is no checkpoint.
-    pub fn set_replay(&self, replay: impl Fn() -> Vec<String> + 'static) {
+    pub fn set_replay(&self, replay: impl Fn() -> Vec<WriteRecord> + 'static) {
         self.inner.borrow_mut().replay = Some(Rc::new(replay));
     }
 
@@ -304,11 +304,16 @@ impl Engine {
                     Ok(_) => "the database is back as it was before".to_string(),
                     Err(e) => format!("the database could not be restored ({e}) and is empty"),
                 },
-                (None, Some(commands)) if !commands.is_empty() => {
-                    let n = commands.len();
+                (None, Some(writes)) if !writes.is_empty() => {
+                    let n = writes.len();
                     let mut failed = 0;
-                    for command in commands {
-                        match this.send(Request::Command { id: 0, command }, HOUSEKEEPING_LIMIT_MS).await {
+                    for w in writes {
+                        // A script's write replays as its exact bytes, as `Pg::replay` does.
+                        let req = match w.bson {
+                            Some(bson) => Request::CommandBson { id: 0, bson },
+                            None => Request::Command { id: 0, command: w.command },
+                        };
+                        match this.send(req, HOUSEKEEPING_LIMIT_MS).await {
                             Ok(Answer::Command(reply)) if reply_ok(&reply) => {}
                             _ => failed += 1,
                         }
