@@ -286,10 +286,7 @@ fn csv_with_typed_headers() {
 }
 
 fn new_db() -> Database {
-    let mut db = Database::new();
-    db.set_fixed_time(1_700_000_000_000);
-    db.set_seed(3);
-    db
+    crate::common::fixed_db(3)
 }
 
 fn stored(db: &Database, dbn: &str, coll: &str) -> Vec<Vec<u8>> {

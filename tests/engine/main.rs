@@ -4,6 +4,7 @@
 mod advisor;
 mod aggregate;
 mod bson_corpus;
+mod common;
 mod conformance;
 mod crud;
 mod cursors;

@@ -6,14 +6,7 @@ use bson::{doc, Bson, Document};
 use pattern_playground::db::Database;
 
 fn new_db(setup: &[Document]) -> Database {
-    let mut db = Database::new();
-    db.set_fixed_time(1_700_000_000_000);
-    db.set_seed(7);
-    for s in setup {
-        let r = db.run_command(s);
-        assert_eq!(r.get("ok"), Some(&Bson::Double(1.0)), "setup {s} failed: {r}");
-    }
-    db
+    crate::common::db_after(7, setup)
 }
 
 fn agg(db: &mut Database, pipeline: Vec<Document>) -> Document {

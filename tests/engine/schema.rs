@@ -5,16 +5,11 @@ use bson::{doc, Bson, Document};
 use pattern_playground::db::Database;
 
 fn new_db() -> Database {
-    let mut db = Database::new();
-    db.set_fixed_time(1_700_000_000_000);
-    db.set_seed(11);
-    db
+    crate::common::fixed_db(11)
 }
 
 fn ok(db: &mut Database, cmd: Document) -> Document {
-    let r = db.run_command(&cmd);
-    assert_eq!(r.get("ok"), Some(&Bson::Double(1.0)), "{cmd} -> {r}");
-    r
+    crate::common::ok(db, &cmd)
 }
 
 fn field<'a>(r: &'a Document, path: &str) -> &'a Document {

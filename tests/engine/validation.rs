@@ -1,19 +1,11 @@
 //! Command and stage validation the server does (jstests): `count` and `distinct` arguments,
-//! `findAndModify` argument types and positional projections, `writeConcern` on a standalone,
-//! `$match` field paths, index-path conflicts of `$set`.
+//! `findAndModify` argument types and positional projections, `$match` field paths.
 
 use bson::{doc, Bson, Document};
 use pattern_playground::db::Database;
 
 fn new_db(setup: &[Document]) -> Database {
-    let mut db = Database::new();
-    db.set_fixed_time(1_700_000_000_000);
-    db.set_seed(7);
-    for s in setup {
-        let r = db.run_command(s);
-        assert_eq!(r.get("ok"), Some(&Bson::Double(1.0)), "setup {s} failed: {r}");
-    }
-    db
+    crate::common::db_after(7, setup)
 }
 
 /// (description, setup, command, expected code or 0 for success)
