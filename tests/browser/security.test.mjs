@@ -314,13 +314,19 @@ test("every request has a deadline: a slow command is stopped, the data rebuilt;
   await context.close();
 });
 
-test("Stop ends a running script, shows its elapsed time and restores the data", async () => {
+/** A page whose script deleted the data it kept and then loops (limit 120 s); the data as it was. */
+async function runaway() {
   const { context, page } = await open();
   await run(page, 'db.keep.insertOne({ _id: 1 }); print("kept")');
   const expected = await dump(page);
   await setLimit(page, 120);
   await setScript(page, "db.keep.deleteMany({}); while (true) {}");
   await page.locator("#run").click();
+  return { context, page, expected };
+}
+
+test("Stop ends a running script, shows its elapsed time and restores the data", async () => {
+  const { context, page, expected } = await runaway();
   await page.locator(".engine-status", { hasText: /Running… [1-9]\.\d s/ }).waitFor({ timeout: 20_000 });
   await page.locator("#stop").click();
   await page.locator("pre.output", { hasText: "The script was stopped; the database is back as it was before." }).waitFor({ timeout: 30_000 });
@@ -330,12 +336,7 @@ test("Stop ends a running script, shows its elapsed time and restores the data",
 });
 
 test("a dead sandbox is noticed: the engine restarts, the data comes back, the page says why", async () => {
-  const { context, page } = await open();
-  await run(page, 'db.keep.insertOne({ _id: 1 }); print("kept")');
-  const expected = await dump(page);
-  await setLimit(page, 120);
-  await setScript(page, "db.keep.deleteMany({}); while (true) {}");
-  await page.locator("#run").click();
+  const { context, page, expected } = await runaway();
   await page.locator(".engine-status", { hasText: /Running… / }).waitFor();
   // The sandbox's process going away, as an out-of-memory crash takes it.
   await page.evaluate(() => document.querySelector("iframe.pp-sandbox").remove());
