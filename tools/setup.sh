@@ -158,7 +158,10 @@ install_tool() {   # install_tool NAME VERSION ESTIMATE [cargo install flags...]
     took "$name" $((SECONDS - t))
 }
 if [[ $need_trunk == 1 ]]; then
-    install_tool trunk "$TRUNK_VERSION" "6 min (9.6 with its own profile)" --locked
+    # No default features: they are TLS (rustls and ring) and the crates.io update check, for
+    # downloading tools and serving https; trunk here never downloads (Trunk.toml pins the tools
+    # on PATH) and `make serve` serves dist/ itself.
+    install_tool trunk "$TRUNK_VERSION" "5 min (9.6 with its own profile)" --locked --no-default-features
 else
     say "trunk $TRUNK_VERSION: present"
 fi
