@@ -92,23 +92,6 @@ pub(crate) fn absorb_cost(parent: &Env, child: &Env) {
     parent.add_keys_examined(c.keys_examined);
 }
 
-/// Checks a user variable name being defined (`let` of `$lookup`): a lowercase first letter (or
-/// non-ASCII), then letters, digits and `_`.
-pub(crate) fn check_user_var_name(name: &str) -> Result<()> {
-    let Some(first) = name.chars().next() else {
-        return Err(Error::failed_to_parse("empty variable names are not allowed"));
-    };
-    if first.is_ascii() && !first.is_ascii_lowercase() {
-        return Err(Error::failed_to_parse(format!("'{name}' starts with an invalid character for a user variable name")));
-    }
-    for c in name.chars().skip(1) {
-        if !(c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii()) {
-            return Err(Error::failed_to_parse(format!("'{name}' contains an invalid character for a variable name: '{c}'")));
-        }
-    }
-    Ok(())
-}
-
 /// An integer stage argument as the server's `parseIntegerElementToLong` reads it (`$limit`,
 /// `$skip`): the reason text on failure.
 pub(crate) fn integer_arg(name: &str, v: &Bson) -> std::result::Result<i64, String> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use bson::{Bson, Document};
 
 use crate::aggregate::stage::parse_sub_pipeline;
-use crate::aggregate::util::{absorb_cost, check_field_path, check_user_var_name, child_env, parse_err, set_path, tname};
+use crate::aggregate::util::{absorb_cost, check_field_path, child_env, parse_err, set_path, tname};
 use crate::aggregate::{DocStream, ParseCtx, Pipeline, RunCtx, Stage, Within};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
@@ -134,7 +134,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
     let mut sub = pcx.sub_pipeline(Within::Lookup)?;
     if let Some(l) = lets {
         for (name, v) in l {
-            check_user_var_name(name)?;
+            crate::expr::validate_name_for_write(name)?;
             parsed_lets.push((name.clone(), Expr::parse(v, &pcx.scope)?));
             sub.scope.names.push(name.clone());
         }

@@ -120,6 +120,9 @@ pub(super) fn dispatch(db: &mut Database, cmd: &Document, env: Env) -> std::resu
     let Some((_, handler)) = COMMANDS.iter().find(|(n, _)| *n == name) else {
         return Err((Error::new(ErrorKind::CommandNotFound, format!("no such command: '{name}'")), Cost::default()));
     };
+    if let Err(e) = check_write_concern(name.as_str(), cmd) {
+        return Err((e, Cost::default()));
+    }
     let mut ctx = Ctx { db: db_name, env, batch: None };
     let result = handler(db, &mut ctx, cmd);
     let cost = ctx.env.cost();
@@ -127,6 +130,40 @@ pub(super) fn dispatch(db: &mut Database, cmd: &Document, env: Env) -> std::resu
         Ok(reply) => Ok((Dispatched { reply, db: ctx.db, batch: ctx.batch }, cost)),
         Err(e) => Err((e, cost)),
     }
+}
+
+/// The commands that take a `writeConcern`.
+const WRITE_CONCERN_COMMANDS: &[&str] = &[
+    "insert", "update", "delete", "findAndModify", "findandmodify", "create", "drop", "dropDatabase",
+    "renameCollection", "collMod", "createIndexes", "dropIndexes", "deleteIndexes", "aggregate",
+];
+
+/// A write concern's `w` as a standalone server checks it (write_concern.cpp,
+/// `validateWriteConcern`): a count of at most one node, or `"majority"`; a tag set name needs a
+/// replica set.
+fn check_write_concern(command: &str, cmd: &Document) -> Result<()> {
+    if !WRITE_CONCERN_COMMANDS.contains(&command) {
+        return Ok(());
+    }
+    let Some(Bson::Document(wc)) = cmd.get("writeConcern") else { return Ok(()) };
+    match wc.get("w") {
+        Some(w) if crate::value::number::Number::from_bson(w).is_some() => {
+            let n = crate::value::number::Number::from_bson(w).map_or(0.0, |n| n.to_f64());
+            if !(0.0..=50.0).contains(&n) {
+                return Err(Error::failed_to_parse(format!("w has to be a non-negative number and not greater than 50; found: {}", n as i64)));
+            }
+            if n >= 2.0 {
+                return Err(Error::bad_value("cannot use 'w' > 1 when a host is not replicated"));
+            }
+        }
+        Some(Bson::String(mode)) if mode != "majority" => {
+            return Err(Error::bad_value(format!(
+                "cannot use non-majority 'w' mode \"{mode}\" when a host is not a member of a replica set"
+            )));
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Evaluates a command's `let` option into variables for the environment.
@@ -150,22 +187,17 @@ pub(crate) fn let_scope(ctx: &Ctx) -> crate::expr::VarScope {
     crate::expr::VarScope::with_names(ctx.env.vars.keys().cloned())
 }
 
-/// User variable names start with a lower-case letter (or a non-ASCII character) and hold only
-/// letters, digits and `_`.
+/// A command's `let` name (the server's `validateVariable` in variables.cpp): a user variable
+/// name, else one of the system variables, which only internal clients may set.
 fn validate_var_name(name: &str) -> Result<()> {
-    let mut chars = name.chars();
-    let Some(first) = chars.next() else {
-        return Err(Error::code(16866, "empty variable names are not allowed"));
-    };
-    if !(first.is_ascii_lowercase() || !first.is_ascii()) {
-        return Err(Error::code(16867, format!("'{name}' starts with an invalid character for a user variable name")));
-    }
-    for c in chars {
-        if !(c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii()) {
-            return Err(Error::code(16868, format!("'{name}' contains an invalid character for a variable name: '{c}'")));
+    const SYSTEM: [&str; 5] = ["NOW", "CLUSTER_TIME", "JS_SCOPE", "IS_MR", "USER_ROLES"];
+    crate::expr::validate_name_for_write(name).map_err(|e| {
+        if SYSTEM.contains(&name) {
+            Error::code(4738901, format!("Attempt to set internal constant: {name}"))
+        } else {
+            e.add_context("Invalid 'let' parameter")
         }
-    }
-    Ok(())
+    })
 }
 
 /// A count as the server's `appendNumber` writes it: int32 when it fits, else int64.
