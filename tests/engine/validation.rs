@@ -1,5 +1,6 @@
 //! Command and stage validation the server does (jstests): `count` and `distinct` arguments,
-//! `findAndModify` argument types and positional projections, `$match` field paths.
+//! `findAndModify` argument types and positional projections, `$match` field paths, a command's
+//! `let` names, a standalone's write concern.
 
 use bson::{doc, Bson, Document};
 use pattern_playground::db::Database;
@@ -53,7 +54,46 @@ fn command_arguments() {
         ("distinct nul", one(), doc! {"distinct": "c", "key": "a\0b"}, 31032),
         ("match $c", one(), doc! {"aggregate": "c", "pipeline": [{"$match": {"a.$c": 4}}], "cursor": {}}, 16410),
         ("dbref projection", vec![ins(vec![doc! {"_id": 1, "r": {"$ref": "x", "$id": 5}}])], doc! {"find": "c", "filter": {}, "projection": {"r.$ref": 1, "r.$id": 1}}, 0),
+        // A command's `let` (variables.cpp, validateVariable): FailedToParse with context, and
+        // system variables only for internal clients.
+        ("let lower-case name", one(), doc! {"find": "c", "filter": {"$expr": {"$eq": ["$b", "$$x"]}}, "let": {"x": 3}}, 0),
+        ("let upper-case name", one(), doc! {"find": "c", "filter": {}, "let": {"Bad": 1}}, 9),
+        ("let empty name", one(), doc! {"aggregate": "c", "pipeline": [], "cursor": {}, "let": {"": 1}}, 9),
+        ("let bad character", one(), doc! {"find": "c", "filter": {}, "let": {"a-b": 1}}, 9),
+        ("let ROOT", one(), doc! {"find": "c", "filter": {}, "let": {"ROOT": 1}}, 9),
+        ("let NOW", one(), doc! {"find": "c", "filter": {}, "let": {"NOW": 1}}, 4738901),
+        ("let CURRENT", one(), doc! {"find": "c", "filter": {}, "let": {"CURRENT": 1}}, 0),
+        // A standalone's write concern (write_concern.cpp, validateWriteConcern).
+        ("w 1", one(), doc! {"insert": "c", "documents": [{"x": 1}], "writeConcern": {"w": 1}}, 0),
+        ("w majority", one(), doc! {"insert": "c", "documents": [{"x": 1}], "writeConcern": {"w": "majority"}}, 0),
+        ("w invalid mode", one(), doc! {"insert": "c", "documents": [{"x": 1}], "writeConcern": {"w": "invalid"}}, 2),
+        ("w 2", one(), doc! {"update": "c", "updates": [{"q": {}, "u": {"$set": {"x": 1}}}], "writeConcern": {"w": 2}}, 2),
+        ("w 51", one(), doc! {"delete": "c", "deletes": [{"q": {}, "limit": 0}], "writeConcern": {"w": 51}}, 9),
+        ("w -1", one(), doc! {"findAndModify": "c", "query": {}, "remove": true, "writeConcern": {"w": -1}}, 9),
     ]);
+}
+
+#[test]
+fn let_parameter_wording() {
+    let mut db = new_db(&[]);
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "let": {"Bad": 1}});
+    assert_eq!(r.get_str("errmsg").unwrap(), "Invalid 'let' parameter :: caused by :: 'Bad' starts with an invalid character for a user variable name");
+    assert_eq!(r.get_str("codeName").unwrap(), "FailedToParse");
+    let r = db.run_command(&doc! {"find": "c", "filter": {}, "let": {"NOW": 1}});
+    assert_eq!(r.get_str("errmsg").unwrap(), "Attempt to set internal constant: NOW");
+}
+
+#[test]
+fn write_concern_on_a_standalone() {
+    let mut db = new_db(&[]);
+    let r = db.run_command(&doc! {"insert": "c", "documents": [{"x": 1}], "writeConcern": {"w": "invalid"}});
+    assert_eq!(
+        r.get_str("errmsg").unwrap(),
+        "cannot use non-majority 'w' mode \"invalid\" when a host is not a member of a replica set"
+    );
+    // The write did not happen.
+    let r = db.run_command(&doc! {"count": "c"});
+    assert_eq!(r.get("n"), Some(&Bson::Int32(0)));
 }
 
 #[test]
