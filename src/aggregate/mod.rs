@@ -6,6 +6,8 @@
 //! - [`accumulator`]: the `Accumulator` trait and the registry of `$group` operators (drives
 //!   "unknown group operator"); one file per accumulator in `accumulators/`.
 //! - `projection`: the `$project` / `$addFields` / `$unset` machinery shared by several stages.
+//! - `slots`: a removed field keeps its place when a later `$addFields` sets it again, as the
+//!   server's documents do.
 //!
 //! Stages stream: each one turns an iterator of documents into another, so `$match` then `$limit`
 //! stops reading once the limit is reached, and a document is cloned only where a stage must keep
@@ -14,6 +16,7 @@
 pub(crate) mod accumulator;
 pub mod accumulators;
 pub(crate) mod projection;
+pub(crate) mod slots;
 pub(crate) mod stage;
 pub mod stages;
 pub(crate) mod util;

@@ -42,6 +42,11 @@ pub(crate) trait Stage: fmt::Debug + Send + Sync {
     fn replaces_input(&self) -> bool {
         false
     }
+
+    /// Whether the stage edits documents in place (see `slots`).
+    fn slot_role(&self) -> super::slots::SlotRole<'_> {
+        super::slots::SlotRole::Other
+    }
 }
 
 /// Parses one stage's specification.
@@ -133,7 +138,7 @@ pub(crate) fn parse_pipeline(stages: &[Bson], pcx: &ParseCtx) -> Result<Pipeline
         parsed.push(parse(name, spec, pcx)?);
     }
     validate_positions(&parsed, pcx)?;
-    Ok(Pipeline::from_stages(parsed))
+    Ok(Pipeline::from_stages(super::slots::keep_slots(parsed)))
 }
 
 /// Parses the value of a sub-pipeline option (`pipeline` of `$lookup`, a `$facet` branch).

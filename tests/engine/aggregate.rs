@@ -629,6 +629,64 @@ fn unset() {
     ]);
 }
 
+/// A removed field keeps its place when a later stage sets it again (the server's documents
+/// mark a removed field missing where it stands; issue 13's `$project {c: 0}` then `$addFields`).
+#[test]
+fn removed_fields_keep_their_place() {
+    let input = bson!([{ "_id": 1, "a": 1, "c": 2, "b": { "p": 1, "q": 2 }, "e": [{ "p": 1, "q": 2 }] }]);
+    table(vec![
+        (
+            "exclusion then $addFields",
+            bson!([{ "$project": { "c": 0 } }, { "$addFields": { "x": 3, "c": 6 } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "a": 1, "c": 6, "b": { "p": 1, "q": 2 }, "e": [{ "p": 1, "q": 2 }], "x": 3 }])),
+        ),
+        (
+            "$unset then $set, over several stages",
+            bson!([{ "$unset": ["a", "c"] }, { "$set": { "x": 1 } }, { "$set": { "c": 7, "a": 8 } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "a": 8, "c": 7, "b": { "p": 1, "q": 2 }, "e": [{ "p": 1, "q": 2 }], "x": 1 }])),
+        ),
+        (
+            "$$REMOVE then set again",
+            bson!([{ "$set": { "a": "$$REMOVE" } }, { "$set": { "z": 0, "a": 5 } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "a": 5, "c": 2, "b": { "p": 1, "q": 2 }, "e": [{ "p": 1, "q": 2 }], "z": 0 }])),
+        ),
+        (
+            "nested, and through an array",
+            bson!([{ "$unset": ["b.p", "e.p"] }, { "$set": { "b.r": 0, "b.p": 9, "e.p": 9 } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "a": 1, "c": 2, "b": { "p": 9, "q": 2, "r": 0 }, "e": [{ "p": 9, "q": 2 }] }])),
+        ),
+        (
+            // An object in $set's specification sets its fields into b in place.
+            "fields set into a sub-document",
+            bson!([{ "$unset": "b.p" }, { "$set": { "b": { "q": 0, "p": 1 } } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "a": 1, "c": 2, "b": { "p": 1, "q": 0 }, "e": [{ "p": 1, "q": 2 }] }])),
+        ),
+        (
+            "a field replaced whole starts afresh",
+            bson!([{ "$unset": "b.p" }, { "$set": { "b": { "$literal": { "q": 0, "p": 1 } } } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "a": 1, "c": 2, "b": { "q": 0, "p": 1 }, "e": [{ "p": 1, "q": 2 }] }])),
+        ),
+        (
+            "an inclusion projection in between rebuilds the document",
+            bson!([{ "$project": { "c": 0 } }, { "$project": { "a": 1 } }, { "$addFields": { "c": 1 } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "a": 1, "c": 1 }])),
+        ),
+        (
+            "$addFields alone appends",
+            bson!([{ "$addFields": { "x": 3, "c": 6 } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "a": 1, "c": 6, "b": { "p": 1, "q": 2 }, "e": [{ "p": 1, "q": 2 }], "x": 3 }])),
+        ),
+    ]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // $group and accumulators
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use bson::Bson;
 
 use crate::aggregate::projection::{add_fields, context, parse_add_fields, Tree};
+use crate::aggregate::slots::SlotRole;
 use crate::aggregate::util::{err, tname};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
@@ -31,5 +32,9 @@ impl Stage for AddFields {
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
         Box::new(input.map(move |d| add_fields(&self.tree, d?, cx.env)))
+    }
+
+    fn slot_role(&self) -> SlotRole<'_> {
+        SlotRole::Sets(&self.tree)
     }
 }

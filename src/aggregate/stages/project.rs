@@ -6,6 +6,7 @@ use std::sync::Arc;
 use bson::Bson;
 
 use crate::aggregate::projection::{context, parse_project, Projection};
+use crate::aggregate::slots::SlotRole;
 use crate::aggregate::util::{err, tname};
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
@@ -36,5 +37,12 @@ impl Stage for Project {
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
         Box::new(input.map(move |d| self.projection.apply(d?, cx.env)))
+    }
+
+    fn slot_role(&self) -> SlotRole<'_> {
+        match &self.projection {
+            Projection::Exclusion(t) => SlotRole::Removes(t),
+            Projection::Inclusion(_) => SlotRole::Other,
+        }
     }
 }
