@@ -220,7 +220,14 @@ impl Projection {
 
     /// Applies the projection to `doc` (which matched with `details`).
     pub fn apply(&self, doc: &Document, details: &MatchDetails, env: &Env) -> Result<Document> {
-        let ap = Applier { root_doc: doc, sort: self.sort.as_ref(), details, env };
+        self.apply_sorted_as(doc, doc, details, env)
+    }
+
+    /// Applies the projection to `doc`, with `{$meta: "sortKey"}` the key of `sorted` (the
+    /// document the sort saw: findAndModify's new document keeps its pre-image's sort key, as the
+    /// server's working set member keeps its metadata through the update).
+    pub fn apply_sorted_as(&self, doc: &Document, sorted: &Document, details: &MatchDetails, env: &Env) -> Result<Document> {
+        let ap = Applier { root_doc: doc, sorted_doc: sorted, sort: self.sort.as_ref(), details, env };
         let pos = self.positional.as_deref();
         let mut out = match self.kind {
             ProjectionKind::Inclusion => ap.include_doc(&self.root, doc, pos)?,
@@ -465,6 +472,7 @@ fn parse_exclusion(ctx: &mut ParseCtx, name: &str, parent: &mut Tree, at_root: b
 
 struct Applier<'a> {
     root_doc: &'a Document,
+    sorted_doc: &'a Document,
     sort: Option<&'a SortSpec>,
     details: &'a MatchDetails,
     env: &'a Env,
@@ -566,7 +574,7 @@ impl Applier<'_> {
         for (k, node) in &t.children {
             match node {
                 PNode::SortKey => {
-                    let key = self.sort.map(|s| s.key_values(self.root_doc).into_iter().cloned().collect()).unwrap_or_default();
+                    let key = self.sort.map(|s| s.key_values(self.sorted_doc).into_iter().cloned().collect()).unwrap_or_default();
                     out.insert(k.clone(), Bson::Array(key));
                 }
                 PNode::Expr(e) => match e.evaluate(self.root_doc, self.env)? {

@@ -1558,3 +1558,21 @@ fn meta_sort_key_in_find_projections() {
     let r = db.run_command(&doc! {"find": "c", "filter": {}, "projection": {"k": {"$meta": "sortKey"}}});
     contains(&r, &err(2, "BadValue", "cannot use sortKey $meta projection without a sort")).unwrap();
 }
+
+/// findAndModify plans its query as a find does: `{$meta: "sortKey"}` in `fields` is the sort
+/// key of the document the sort chose (for `new: true` too: the server keeps the pre-image's
+/// sort key through the update); BadValue without a sort.
+#[test]
+fn meta_sort_key_in_find_and_modify() {
+    let mut db = new_db();
+    run_setup(&mut db, &[ins(vec![doc! {"_id": 1, "a": 2}, doc! {"_id": 2, "a": 1}])]);
+    let r = db.run_command(&doc! {"findAndModify": "c", "query": {}, "sort": {"a": 1}, "fields": {"k": {"$meta": "sortKey"}, "a": 1}, "update": {"$set": {"a": 7}}, "new": true});
+    assert_eq!(r.get("value"), Some(&Bson::Document(doc! {"_id": 2, "a": 7, "k": [1]})), "{r}");
+    let r = db.run_command(&doc! {"findAndModify": "c", "query": {}, "sort": {"a": -1}, "fields": {"k": {"$meta": "sortKey"}}, "remove": true});
+    assert_eq!(r.get("value"), Some(&Bson::Document(doc! {"_id": 2, "a": 7, "k": [7]})), "{r}");
+    let r = db.run_command(&doc! {"findAndModify": "c", "query": {}, "fields": {"k": {"$meta": "sortKey"}}, "update": {"$set": {"b": 1}}});
+    contains(&r, &err(2, "BadValue", "cannot use sortKey $meta projection without a sort")).unwrap();
+    // Nothing was written by the refused command.
+    let r = db.run_command(&doc! {"count": "c", "query": {"b": 1}});
+    assert_eq!(r.get("n"), Some(&Bson::Int32(0)));
+}

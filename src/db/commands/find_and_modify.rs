@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::query::MatchDetails;
 
 use super::super::args::{self, Fields};
-use super::super::exec::Filter;
+use super::super::exec::{Filter, Sort};
 use crate::query::projection::Projection;
 use super::super::Database;
 use super::write::{self, StatementOpts, UpdateSpec};
@@ -55,8 +55,18 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
     let_vars(ctx, f.doc("let")?)?;
     let filter = Filter::parse(&query, &ctx.env)?;
+    // The projection and sort as a find's (the server plans findAndModify as a canonical query):
+    // `{$meta: "sortKey"}` needs the sort.
     let projection = match fields {
-        Some(p) if !p.is_empty() => Some(Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?),
+        Some(p) if !p.is_empty() => {
+            let parsed = Projection::parse_with(p, filter.matcher(), &super::let_scope(ctx))?;
+            let sort = Sort::parse(sort.as_ref())?;
+            let spec = match &sort {
+                Some(Sort::Spec(s)) => Some(s),
+                _ => None,
+            };
+            Some(parsed.with_sort(spec, sort.is_some())?)
+        }
         _ => None,
     };
     // The query may no longer match the updated document: a positional projection cannot
@@ -66,7 +76,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
     // A positional projection (`a.$`) takes the array position the query matches in the
     // returned document.
-    let project = |d: &Document, ctx: &Ctx| -> Result<Document> {
+    let project = |d: &Document, sorted: &Document, ctx: &Ctx| -> Result<Document> {
         let Some(p) = &projection else { return Ok(d.clone()) };
         let details = match filter.matcher() {
             Some(m) if p.has_positional() => m.match_details(d, &ctx.env),
@@ -74,14 +84,14 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         };
         // Projecting runs in the server's executor too.
         details
-            .and_then(|details| p.apply(d, &details, &ctx.env))
+            .and_then(|details| p.apply_sorted_as(d, sorted, &details, &ctx.env))
             .map_err(|e| e.add_context(write::executor_context("findAndModify")))
     };
     let dbname = ctx.db.clone();
     if remove {
         let removed = write::delete_statement(db, &dbname, &coll, &query, true, sort.as_ref(), cmd.get("hint"), "findAndModify", &ctx.env)?;
         let value = match removed.first() {
-            Some(d) => Bson::Document(project(d, ctx)?),
+            Some(d) => Bson::Document(project(d, d, ctx)?),
             None => Bson::Null,
         };
         return Ok(doc! {"lastErrorObject": {"n": removed.len() as i32}, "value": value});
@@ -104,8 +114,8 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
                 leo.insert("upserted", id.clone());
             }
             match (&change.before, new) {
-                (_, true) => Bson::Document(project(&change.after, ctx)?),
-                (Some(b), false) => Bson::Document(project(b, ctx)?),
+                (_, true) => Bson::Document(project(&change.after, change.before.as_ref().unwrap_or(&change.after), ctx)?),
+                (Some(b), false) => Bson::Document(project(b, b, ctx)?),
                 (None, false) => Bson::Null,
             }
         }
