@@ -175,6 +175,11 @@ pub const OPERATORS: &[(&str, ParseFn)] = &[
     ("$tsSecond", misc::timestamp::parse),
 ];
 
+/// Expression operators of MongoDB 8 the engine does not implement: named as such rather than
+/// "Unrecognized expression". (`{$meta: "sortKey"}` in a find or findAndModify projection is
+/// handled by the projection, not here.)
+pub const UNSUPPORTED_OPERATORS: &[&str] = &["$function", "$median", "$meta", "$percentile", "$toHashedIndexKey"];
+
 fn table() -> &'static HashMap<&'static str, (&'static str, ParseFn)> {
     static TABLE: OnceLock<HashMap<&'static str, (&'static str, ParseFn)>> = OnceLock::new();
     TABLE.get_or_init(|| OPERATORS.iter().map(|(n, f)| (*n, (*n, *f))).collect())
@@ -189,6 +194,9 @@ pub fn is_operator(name: &str) -> bool {
 pub fn parse_operator(name: &str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
     match table().get(name) {
         Some((static_name, parse)) => parse(static_name, arg, scope),
+        None if UNSUPPORTED_OPERATORS.contains(&name) => {
+            Err(Error::new(ErrorKind::NotImplemented, format!("{name} is not supported by this engine")))
+        }
         None => Err(Error::new(ErrorKind::InvalidPipelineOperator, format!("Unrecognized expression '{name}'"))),
     }
 }
