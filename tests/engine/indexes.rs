@@ -334,6 +334,18 @@ fn positional_key_paths_index_the_element_named() {
     let err = r.get_array("writeErrors").unwrap()[0].as_document().unwrap().clone();
     assert_eq!(err.get("code"), Some(&Bson::Int32(16746)), "{r}");
     assert_eq!(count_with(&mut db, doc! {}, None), 2);
+
+    // An update that makes the same ambiguity fails with the same code and changes nothing:
+    // `$set "a.0.0"` gives a[0] a field "0" under the index {"a.0.c": 1}.
+    let mut db = new_db();
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"a.0.c": 1}, "name": "a0c"}]});
+    run(&mut db, doc! {"insert": "c", "documents": [{"_id": 1, "a": [{"c": 1}]}]});
+    let r = db.run_command(&doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"a.0.0": 5}}}]});
+    let err = r.get_array("writeErrors").unwrap()[0].as_document().unwrap().clone();
+    assert_eq!(err.get("code"), Some(&Bson::Int32(16746)), "{r}");
+    let found = run(&mut db, doc! {"find": "c", "filter": {}});
+    let first = found.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0].clone();
+    assert_eq!(first, Bson::Document(doc! {"_id": 1, "a": [{"c": 1}]}));
 }
 
 #[test]
