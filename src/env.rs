@@ -1,7 +1,7 @@
 //! The evaluation environment shared by one operation: `$$NOW`, `let` variables, the seedable
 //! random source of `$rand`/`$sample`, and the operation's cost counters.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use bson::{Bson, DateTime};
@@ -26,6 +26,8 @@ pub struct Env {
     pub vars: HashMap<String, Bson>,
     rng: Cell<u64>,
     cost: Cell<CostCells>,
+    /// The sort key of the document being evaluated, when a `$sort` gave it one (`$meta`).
+    sort_key: RefCell<Option<Bson>>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -39,7 +41,13 @@ struct CostCells {
 
 impl Env {
     pub fn new(now: DateTime) -> Env {
-        Env { now, vars: HashMap::new(), rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ now.timestamp_millis() as u64), cost: Cell::new(CostCells::default()) }
+        Env {
+            now,
+            vars: HashMap::new(),
+            rng: Cell::new(0x9E37_79B9_7F4A_7C15 ^ now.timestamp_millis() as u64),
+            cost: Cell::new(CostCells::default()),
+            sort_key: RefCell::new(None),
+        }
     }
 
     /// Seeds `$rand` and `$sample` (tests and lessons use a fixed seed).
@@ -51,6 +59,16 @@ impl Env {
     pub fn with_vars(mut self, vars: HashMap<String, Bson>) -> Env {
         self.vars = vars;
         self
+    }
+
+    /// `{$meta: "sortKey"}` of the document being evaluated.
+    pub fn sort_key(&self) -> Option<Bson> {
+        self.sort_key.borrow().clone()
+    }
+
+    /// Sets (or clears) the sort key `$meta` reports while one document goes through stages.
+    pub(crate) fn set_sort_key(&self, key: Option<Bson>) {
+        *self.sort_key.borrow_mut() = key;
     }
 
     /// A uniform double in [0, 1) (xorshift64*).

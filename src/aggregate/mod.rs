@@ -8,6 +8,8 @@
 //! - `projection`: the `$project` / `$addFields` / `$unset` machinery shared by several stages.
 //! - `slots`: a removed field keeps its place when a later `$addFields` sets it again, as the
 //!   server's documents do.
+//! - `sort_key`: the sort key a `$sort` gives each document, which `{$meta: "sortKey"}` reads in
+//!   the stages after it that keep the document.
 //!
 //! Stages stream: each one turns an iterator of documents into another, so `$match` then `$limit`
 //! stops reading once the limit is reached, and a document is cloned only where a stage must keep
@@ -17,6 +19,7 @@ pub(crate) mod accumulator;
 pub mod accumulators;
 pub(crate) mod projection;
 pub(crate) mod slots;
+pub(crate) mod sort_key;
 pub(crate) mod stage;
 pub mod stages;
 pub(crate) mod util;

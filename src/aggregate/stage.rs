@@ -47,6 +47,17 @@ pub(crate) trait Stage: fmt::Debug + Send + Sync {
     fn slot_role(&self) -> super::slots::SlotRole<'_> {
         super::slots::SlotRole::Other
     }
+
+    /// `$sort`: its specification (see `sort_key`).
+    fn sort_spec(&self) -> Option<&crate::query::sort::SortSpec> {
+        None
+    }
+
+    /// True when each output document is an input document changed or passed on, so that it
+    /// keeps the input's metadata (the sort key `$meta` reads; see `sort_key`).
+    fn keeps_metadata(&self) -> bool {
+        false
+    }
 }
 
 /// Parses one stage's specification.
@@ -138,6 +149,8 @@ pub(crate) fn parse_pipeline(stages: &[Bson], pcx: &ParseCtx) -> Result<Pipeline
         parsed.push(parse(name, spec, pcx)?);
     }
     validate_positions(&parsed, pcx)?;
+    let reads_sort_key: Vec<bool> = entries.iter().map(|(_, _, spec)| super::sort_key::mentions_sort_key(spec)).collect();
+    let parsed = super::sort_key::attach_sort_keys(parsed, &reads_sort_key);
     Ok(Pipeline::from_stages(super::slots::keep_slots(parsed)))
 }
 

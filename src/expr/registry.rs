@@ -170,15 +170,15 @@ pub const OPERATORS: &[(&str, ParseFn)] = &[
     ("$bsonSize", misc::bson_size::parse),
     ("$const", misc::literal::parse),
     ("$literal", misc::literal::parse),
+    ("$meta", misc::meta::parse),
     ("$rand", misc::rand::parse),
     ("$tsIncrement", misc::timestamp::parse),
     ("$tsSecond", misc::timestamp::parse),
 ];
 
 /// Expression operators of MongoDB 8 the engine does not implement: named as such rather than
-/// "Unrecognized expression". (`{$meta: "sortKey"}` in a find or findAndModify projection is
-/// handled by the projection, not here.)
-pub const UNSUPPORTED_OPERATORS: &[&str] = &["$function", "$median", "$meta", "$percentile", "$toHashedIndexKey"];
+/// "Unrecognized expression".
+pub const UNSUPPORTED_OPERATORS: &[&str] = &["$function", "$median", "$percentile", "$toHashedIndexKey"];
 
 fn table() -> &'static HashMap<&'static str, (&'static str, ParseFn)> {
     static TABLE: OnceLock<HashMap<&'static str, (&'static str, ParseFn)>> = OnceLock::new();

@@ -1817,3 +1817,44 @@ fn redact() {
         ),
     ]);
 }
+
+/// `{$meta: "sortKey"}` after a `$sort`: the document's sort key (an array, null for a missing
+/// value), through the stages that keep the document; missing where there is none.
+#[test]
+fn meta_sort_key_in_pipelines() {
+    let input = bson!([{ "_id": 1, "a": 2, "b": [5, 1] }, { "_id": 2, "a": 1 }]);
+    table(vec![
+        (
+            "after $sort",
+            bson!([{ "$sort": { "a": 1 } }, { "$project": { "k": { "$meta": "sortKey" } } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 2, "k": [1] }, { "_id": 1, "k": [2] }])),
+        ),
+        (
+            "two keys, a missing one null, through $match and $set",
+            bson!([{ "$sort": { "b": -1, "a": 1 } }, { "$match": { "a": { "$gt": 0 } } }, { "$set": { "k": { "$meta": "sortKey" } } }, { "$project": { "k": 1 } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1, "k": [5, 2] }, { "_id": 2, "k": [null, 1] }])),
+        ),
+        (
+            "the key of the sort, not of the changed document",
+            bson!([{ "$sort": { "a": 1 } }, { "$set": { "a": 0 } }, { "$project": { "a": 1, "k": { "$meta": "sortKey" } } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 2, "a": 0, "k": [1] }, { "_id": 1, "a": 0, "k": [2] }])),
+        ),
+        (
+            "no sort: missing",
+            bson!([{ "$project": { "k": { "$meta": "sortKey" } } }]),
+            input.clone(),
+            ok(bson!([{ "_id": 1 }, { "_id": 2 }])),
+        ),
+        (
+            "a new document from $group has none",
+            bson!([{ "$sort": { "a": 1 } }, { "$group": { "_id": "$a" } }, { "$project": { "k": { "$meta": "sortKey" } } }]),
+            bson!([{ "_id": 1, "a": 1 }]),
+            ok(bson!([{ "_id": 1 }])),
+        ),
+        ("not a string", bson!([{ "$project": { "k": { "$meta": 1 } } }]), input.clone(), fail(17307, "Invalid $project :: caused by :: $meta only supports string arguments")),
+        ("unknown", bson!([{ "$project": { "k": { "$meta": "x" } } }]), input.clone(), fail(17308, "Invalid $project :: caused by :: Unsupported argument to $meta: x")),
+    ]);
+}

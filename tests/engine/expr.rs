@@ -124,7 +124,7 @@ fn field_paths_and_variables() {
     check_err(vec![
         (bson!({"$foo": 1}), doc! {}, 168, "Unrecognized expression '$foo'"),
         // Operators of MongoDB 8 the engine lacks say so (NotImplemented), not "Unrecognized".
-        (bson!({"$meta": "sortKey"}), doc! {}, 238, "$meta is not supported by this engine"),
+        (bson!({"$meta": "textScore"}), doc! {}, 238, "$meta \"textScore\" is not supported by this engine"),
         (bson!({"$function": {"body": "return 1", "args": [], "lang": "js"}}), doc! {}, 238, "$function is not supported by this engine"),
         (bson!("$"), doc! {}, 16872, "'$' by itself is not a valid FieldPath"),
         (bson!("$$undefinedVar"), doc! {}, 17276, "Use of undefined variable: undefinedVar"),

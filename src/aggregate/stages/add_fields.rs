@@ -37,4 +37,8 @@ impl Stage for AddFields {
     fn slot_role(&self) -> SlotRole<'_> {
         SlotRole::Sets(&self.tree)
     }
+
+    fn keeps_metadata(&self) -> bool {
+        true
+    }
 }

@@ -61,4 +61,8 @@ impl Stage for Match {
     fn as_filter(&self) -> Option<&Matcher> {
         Some(&self.filter)
     }
+
+    fn keeps_metadata(&self) -> bool {
+        true
+    }
 }

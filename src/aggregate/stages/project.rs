@@ -45,4 +45,8 @@ impl Stage for Project {
             Projection::Inclusion(_) => SlotRole::Other,
         }
     }
+
+    fn keeps_metadata(&self) -> bool {
+        true
+    }
 }

@@ -32,6 +32,10 @@ impl Stage for Sort {
         "$sort"
     }
 
+    fn sort_spec(&self) -> Option<&SortSpec> {
+        Some(&self.spec)
+    }
+
     fn run<'a>(&'a self, input: DocStream<'a>, _cx: &'a RunCtx<'a>) -> DocStream<'a> {
         blocking(input, move |input| {
             let mut docs = input.collect::<Result<Vec<_>>>()?;

@@ -163,4 +163,8 @@ impl Stage for Unwind {
             }
         }))
     }
+
+    fn keeps_metadata(&self) -> bool {
+        true
+    }
 }
