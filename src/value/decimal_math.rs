@@ -88,9 +88,111 @@ fn from_parts(neg: bool, coeff: u128, exp: i32) -> d128 {
     format!("{}{coeff}E{exp}", if neg { "-" } else { "+" }).parse().unwrap_or(NAN)
 }
 
+/// `a * b + c` rounded once, half-even (IEEE fusedMultiplyAdd, as `bid128_fma`). Written here
+/// because decmathlib's port of it panics on some operands (unported `goto` paths).
 fn fma(a: d128, b: d128, c: d128) -> d128 {
-    let mut flags = 0;
-    d128::fused_multiply_add(&a, &b, &c, None, &mut flags)
+    if a.is_nan() || b.is_nan() || c.is_nan() {
+        return NAN;
+    }
+    let prod_neg = a.is_sign_minus() != b.is_sign_minus();
+    if a.is_infinite() || b.is_infinite() {
+        if a.is_zero() || b.is_zero() || (c.is_infinite() && c.is_sign_minus() != prod_neg) {
+            return NAN;
+        }
+        return if prod_neg { decmathlib_rs::d128::NEGATIVE_INFINITY } else { decmathlib_rs::d128::INFINITY };
+    }
+    if c.is_infinite() {
+        return c;
+    }
+    let (Some(pa), Some(pb), Some(pc)) = (parts(a), parts(b), parts(c)) else { return NAN };
+    let prod = int_big(pa.coeff).mul_full_prec(&int_big(pb.coeff));
+    let mut terms = [(prod_neg, prod, pa.exp + pb.exp), (pc.neg, int_big(pc.coeff), pc.exp)];
+    let zero_exp = terms[0].2.min(terms[1].2);
+    // A term far below the other's last digit and below the rounding position only counts as a
+    // nudge: replace it by a unit just as far below, with its sign (same rounding, small sum).
+    let digits_of = |t: &(bool, BigFloat, i32)| digits(&t.1);
+    let (d0, d1) = (digits_of(&terms[0]), digits_of(&terms[1]));
+    if d0 > 0 && d1 > 0 {
+        let (big, small) = if d0 + terms[0].2 >= d1 + terms[1].2 { (0, 1) } else { (1, 0) };
+        let top = digits_of(&terms[big]) + terms[big].2;
+        let floor = terms[big].2.min(top - 36);
+        if digits_of(&terms[small]) + terms[small].2 < floor - 2 {
+            terms[small] = (terms[small].0, int_big(1), floor - 3);
+        }
+    }
+    let e = terms[0].2.min(terms[1].2);
+    let scaled: Vec<(bool, BigFloat)> =
+        terms.iter().map(|(neg, c, x)| (*neg, c.mul_full_prec(&pow10((x - e) as u32)))).collect();
+    let (n0, n1) = (&scaled[0], &scaled[1]);
+    let p = n0.1.exponent().unwrap_or(0).max(n1.1.exponent().unwrap_or(0)).max(0) as usize + 2 * WORD_BIT_SIZE;
+    let signed = |t: &(bool, BigFloat)| if t.0 { t.1.neg() } else { t.1.clone() };
+    let sum = signed(n0).add(&signed(n1), p, Rm::ToEven);
+    if sum.is_zero() {
+        let neg = terms[0].0 && terms[1].0 && d0 == 0 && d1 == 0;
+        return from_parts(neg, 0, zero_exp.clamp(-6176, 6111));
+    }
+    round_decimal(sum.is_negative(), &sum.abs(), e)
+}
+
+fn int_big(n: u128) -> BigFloat {
+    BigFloat::from_u128(n, 128)
+}
+
+/// The number of decimal digits of a nonnegative integer (0 for zero).
+fn digits(n: &BigFloat) -> i32 {
+    if n.is_zero() {
+        return 0;
+    }
+    let bits = n.exponent().unwrap_or(1);
+    let mut d = ((bits - 1) as f64 * std::f64::consts::LOG10_2).floor() as i32 + 1;
+    while d > 1 && n.partial_cmp(&pow10((d - 1) as u32)) == Some(Ordering::Less) {
+        d -= 1;
+    }
+    while n.partial_cmp(&pow10(d as u32)) != Some(Ordering::Less) {
+        d += 1;
+    }
+    d
+}
+
+/// `n * 10^e` (`n` a positive integer) rounded half-even to a decimal128: 34 digits, subnormal
+/// results rounded at exponent -6176, large exponents clamped or overflowing to Infinity.
+fn round_decimal(neg: bool, n: &BigFloat, e: i32) -> d128 {
+    let d = digits(n);
+    let k = (d - 34).max(-6176 - e).max(0);
+    let mut q = n.clone();
+    let mut e = e;
+    if k > 0 {
+        let p10 = pow10(k as u32);
+        let bits = n.exponent().unwrap_or(0).max(0) as usize + 2 * WORD_BIT_SIZE;
+        let floor = n.div(&p10, bits, Rm::ToZero).int();
+        let rest = n.sub(&floor.mul_full_prec(&p10), bits, Rm::ToEven);
+        let twice = rest.mul_full_prec(&int_big(2));
+        let odd = big_to_u128(&floor).is_some_and(|f| f & 1 == 1);
+        let up = match twice.partial_cmp(&p10) {
+            Some(Ordering::Greater) => true,
+            Some(Ordering::Equal) => odd,
+            _ => false,
+        };
+        q = if up { floor.add(&int_big(1), bits, Rm::ToEven) } else { floor };
+        e += k;
+    }
+    let Some(mut c) = big_to_u128(&q) else { return NAN };
+    if c == TEN_POW_34 {
+        c = TEN_POW_33;
+        e += 1;
+    }
+    if e > 6111 {
+        // Clamped: pad the coefficient with zeros while it fits, else overflow.
+        let pad = (e - 6111) as u32;
+        match 10u128.checked_pow(pad).and_then(|f| c.checked_mul(f)) {
+            Some(x) if x < TEN_POW_34 => return from_parts(neg, x, 6111),
+            _ if c == 0 => return from_parts(neg, 0, 6111),
+            _ => {
+                return if neg { decmathlib_rs::d128::NEGATIVE_INFINITY } else { decmathlib_rs::d128::INFINITY };
+            }
+        }
+    }
+    from_parts(neg, c, e)
 }
 
 fn dec_cmp(a: d128, b: d128) -> Option<Ordering> {
@@ -675,8 +777,6 @@ fn pow(x: d128, y: d128) -> d128 {
     let xa = x.abs();
     let Some((l_hi, l_lo)) = accurate_log(xa) else { return NAN };
     let l = y * l_hi;
-    let l_hi = fma(y, l_hi, -l);
-    let l_lo = fma(y, l_lo, l_hi);
     let res = exp(l);
     if res.is_zero() {
         return dec_bits(0, 0);
@@ -684,6 +784,8 @@ fn pow(x: d128, y: d128) -> d128 {
     if res.is_infinite() {
         return res;
     }
+    let l_hi = fma(y, l_hi, -l);
+    let l_lo = fma(y, l_lo, l_hi);
     flip(fma(res, l_lo, res))
 }
 
@@ -750,7 +852,24 @@ fn exact_arg(x: d128, f: impl Fn(&BigFloat, &mut Consts) -> BigFloat) -> d128 {
     let digits = p.coeff.to_string().len() as i32;
     let prec = WIDE + ((p.exp + digits).max(0) as usize * 34 / 10);
     let v = dec_big(p, prec);
-    from_quad(with_consts(|cc| quad(&f(&v, cc))).unwrap_or(Quad::Nan))
+    from_quad(with_consts(|cc| quad(&f(&reduce(&v, cc), cc))).unwrap_or(Quad::Nan))
+}
+
+/// A large argument less the nearest multiple of 2 pi toward zero, with pi to as many bits as
+/// the argument has plus 384 (astro-float's own reduction of a huge argument takes ~200 ms;
+/// its constants cache keeps pi, so this costs that once).
+fn reduce(v: &BigFloat, cc: &mut Consts) -> BigFloat {
+    let bits = v.exponent().unwrap_or(0);
+    if bits < 8 {
+        return v.clone();
+    }
+    let p = bits as usize + WIDE + 128;
+    let mut two_pi = cc.pi(p, Rm::ToEven);
+    if let Some(e) = two_pi.exponent() {
+        two_pi.set_exponent(e + 1);
+    }
+    let k = v.div(&two_pi, p, Rm::ToZero).int();
+    v.sub(&k.mul_full_prec(&two_pi), p, Rm::ToEven)
 }
 
 /// A function of the decimal rounded to binary128, rounded to binary128 and then to a decimal.
@@ -769,8 +888,12 @@ pub fn cos(x: d128) -> d128 {
     exact_arg(x, |v, cc| v.cos(WIDE, Rm::ToEven, cc))
 }
 
+/// As `sin / cos` at 64 more bits (astro-float's own tangent reduces a huge argument slowly).
 pub fn tan(x: d128) -> d128 {
-    exact_arg(x, |v, cc| v.tan(WIDE, Rm::ToEven, cc))
+    exact_arg(x, |v, cc| {
+        let (s, c) = (v.sin(WIDE + 64, Rm::ToEven, cc), v.cos(WIDE + 64, Rm::ToEven, cc));
+        s.div(&c, WIDE, Rm::ToEven)
+    })
 }
 
 pub fn asin(x: d128) -> d128 {
@@ -945,13 +1068,29 @@ mod tests {
         for s in ["1", "2.5", "0.5", "1024", "-3", "0.001"] {
             let q = to_quad(d(s));
             let back = show(from_quad(q));
-            // Exact binary values keep their shortest exact form; 0.001 is not exact in binary.
+            // Exact binary values keep their shortest exact form; 0.001 is not exact in binary
+            // (its binary128 value, 0.00099999999999999999999999999999999994282..., rounds down).
             let want = match s {
-                "0.001" => "0.001000000000000000000000000000000000",
+                "0.001" => "0.0009999999999999999999999999999999999",
                 other => other,
             };
             assert_eq!(back, want, "{s}");
         }
+    }
+
+    #[test]
+    fn fma_rounds_once() {
+        let f = |a: &str, b: &str, c: &str| show(fma(d(a), d(b), d(c)));
+        assert_eq!(f("2", "3", "4"), "10");
+        assert_eq!(f("1.5", "2", "0E-6176"), "3.000000000000000000000000000000000");
+        assert_eq!(f("1E-6176", "0.5", "0"), "0E-6176"); // 0.5E-6176 ties to even
+        assert_eq!(f("3E-6176", "0.5", "0"), "2E-6176"); // 1.5E-6176 ties to even
+        assert_eq!(f("9.999999999999999999999999999999999E+6144", "10", "0"), "Infinity");
+        assert_eq!(f("1", "1", "1E-50"), "1.000000000000000000000000000000000");
+        assert_eq!(f("1", "1", "-1E-50"), "1.000000000000000000000000000000000");
+        assert_eq!(f("1", "1", "-1E-33"), "0.999999999999999999999999999999999");
+        assert_eq!(f("1", "1", "-1"), "0");
+        assert_eq!(f("1E+6111", "1", "0E+6111"), "1E+6111");
     }
 
     #[test]
