@@ -164,7 +164,7 @@ fn round_decimal(neg: bool, n: &BigFloat, e: i32) -> d128 {
     if k > 0 {
         let p10 = pow10(k as u32);
         let bits = n.exponent().unwrap_or(0).max(0) as usize + 2 * WORD_BIT_SIZE;
-        let floor = n.div(&p10, bits, Rm::ToZero).int();
+        let floor = n.div(&p10, bits, Rm::None).int();
         let rest = n.sub(&floor.mul_full_prec(&p10), bits, Rm::ToEven);
         let twice = rest.mul_full_prec(&int_big(2));
         let odd = big_to_u128(&floor).is_some_and(|f| f & 1 == 1);
@@ -505,12 +505,13 @@ fn round34(m: u128, e: i32) -> Option<(u128, i32)> {
     let hi = BigFloat::from_u128(TEN_POW_34, 128);
     let half = BigFloat::from_f64(0.5, 64);
     for _ in 0..4 {
-        // t = v / 10^k, exact when k <= 0, truncated (and checked when it matters) otherwise.
+        // t = v / 10^k, exact when k <= 0, truncated (astro-float's `None`: no rounding) and
+        // checked when it matters otherwise.
         let (t, p) = if k <= 0 {
             (v.mul_full_prec(&pow10(k.unsigned_abs())), None)
         } else {
             let p = pow10(k as u32);
-            (v.div(&p, WIDE, Rm::ToZero), Some(p))
+            (v.div(&p, WIDE, Rm::None), Some(p))
         };
         if t.partial_cmp(&hi) != Some(Ordering::Less) {
             k += 1;
@@ -838,40 +839,6 @@ pub fn power(x: d128, y: d128) -> d128 {
 // ---------------------------------------------------------------------------------------------
 // Trigonometry
 
-/// A function of the decimal's exact value (the library reduces the decimal argument itself),
-/// rounded to binary128 and then to a decimal. The argument carries all its integer bits, so a
-/// large argument is reduced exactly.
-fn exact_arg(x: d128, f: impl Fn(&BigFloat, &mut Consts) -> BigFloat) -> d128 {
-    if x.is_nan() {
-        return x;
-    }
-    if x.is_infinite() {
-        return NAN;
-    }
-    let Some(p) = parts(x) else { return NAN };
-    let digits = p.coeff.to_string().len() as i32;
-    let prec = WIDE + ((p.exp + digits).max(0) as usize * 34 / 10);
-    let v = dec_big(p, prec);
-    from_quad(with_consts(|cc| quad(&f(&reduce(&v, cc), cc))).unwrap_or(Quad::Nan))
-}
-
-/// A large argument less the nearest multiple of 2 pi toward zero, with pi to as many bits as
-/// the argument has plus 384 (astro-float's own reduction of a huge argument takes ~200 ms;
-/// its constants cache keeps pi, so this costs that once).
-fn reduce(v: &BigFloat, cc: &mut Consts) -> BigFloat {
-    let bits = v.exponent().unwrap_or(0);
-    if bits < 8 {
-        return v.clone();
-    }
-    let p = bits as usize + WIDE + 128;
-    let mut two_pi = cc.pi(p, Rm::ToEven);
-    if let Some(e) = two_pi.exponent() {
-        two_pi.set_exponent(e + 1);
-    }
-    let k = v.div(&two_pi, p, Rm::ToZero).int();
-    v.sub(&k.mul_full_prec(&two_pi), p, Rm::ToEven)
-}
-
 /// A function of the decimal rounded to binary128, rounded to binary128 and then to a decimal.
 fn quad_arg(x: d128, f: impl Fn(&BigFloat, &mut Consts) -> BigFloat) -> d128 {
     if x.is_nan() {
@@ -880,24 +847,158 @@ fn quad_arg(x: d128, f: impl Fn(&BigFloat, &mut Consts) -> BigFloat) -> d128 {
     from_quad(qfn(to_quad(x), f))
 }
 
+fn big_one() -> BigFloat {
+    BigFloat::from_word(1, 64)
+}
+
+fn with_sign(neg: bool, q: Quad) -> Quad {
+    if neg {
+        q.neg()
+    } else {
+        q
+    }
+}
+
+/// `x * (1 + nudge)` rounded once: the library's answer for arguments too small for binary128.
+fn nudged(x: d128, neg_nudge: bool) -> d128 {
+    let n = from_parts(neg_nudge, 1, -40);
+    fma(x, n, x)
+}
+
+/// binary128 1e-40, below which the library answers with [`nudged`].
+fn quad_1em40() -> Quad {
+    Quad::from_bits(0x3f7a16c262777579, 0xc58c46475896767b)
+}
+
+fn quad_pi_over_2() -> Quad {
+    Quad::from_bits(0x3fff921fb54442d1, 0x8469898cc51701b8)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Trig {
+    Sin,
+    Cos,
+    Tan,
+}
+
+/// `bid128_sin`.
 pub fn sin(x: d128) -> d128 {
-    exact_arg(x, |v, cc| v.sin(WIDE, Rm::ToEven, cc))
+    reduced_trig(x, Trig::Sin)
 }
 
+/// `bid128_cos`.
 pub fn cos(x: d128) -> d128 {
-    exact_arg(x, |v, cc| v.cos(WIDE, Rm::ToEven, cc))
+    reduced_trig(x, Trig::Cos)
 }
 
-/// As `sin / cos` at 64 more bits (astro-float's own tangent reduces a huge argument slowly).
+/// `bid128_tan`.
 pub fn tan(x: d128) -> d128 {
-    exact_arg(x, |v, cc| {
-        let (s, c) = (v.sin(WIDE + 64, Rm::ToEven, cc), v.cos(WIDE + 64, Rm::ToEven, cc));
-        s.div(&c, WIDE, Rm::ToEven)
-    })
+    reduced_trig(x, Trig::Tan)
 }
 
+/// `bid128_sin`, `bid128_cos`, `bid128_tan`: arguments with an exponent below -35 directly in
+/// binary128 (below -52 a nudge by 10^-40); others reduced exactly to a quadrant `k` and a
+/// fraction of pi/2 in [-1/2, 1/2], the fraction truncated to 113 bits and multiplied by
+/// binary128 pi/2, and the quadrant's function taken in binary128.
+fn reduced_trig(x: d128, f: Trig) -> d128 {
+    if x.is_nan() {
+        return x;
+    }
+    if x.is_infinite() {
+        return NAN;
+    }
+    let Some(p) = parts(x) else { return NAN };
+    let e = match (p.coeff, f) {
+        (0, Trig::Sin) => return x * dec_one(),
+        (0, _) => -53,
+        _ => p.exp,
+    };
+    let eval = |g: Trig, v: &BigFloat, cc: &mut Consts| match g {
+        Trig::Sin => v.sin(WIDE, Rm::ToEven, cc),
+        Trig::Cos => v.cos(WIDE, Rm::ToEven, cc),
+        Trig::Tan => {
+            let (s, c) = (v.sin(WIDE + 64, Rm::ToEven, cc), v.cos(WIDE + 64, Rm::ToEven, cc));
+            s.div(&c, WIDE, Rm::ToEven)
+        }
+    };
+    if e < -35 {
+        if e < -52 {
+            return match f {
+                Trig::Sin => nudged(x, true),
+                Trig::Cos => dec_one() - from_parts(false, 1, -40),
+                Trig::Tan => nudged(x, false),
+            };
+        }
+        return from_quad(qfn(to_quad(x), |v, cc| eval(f, v, cc)));
+    }
+    let v = dec_big(Parts { neg: false, ..p }, WIDE + 128);
+    let reduced = with_consts(|cc| {
+        let bits = v.exponent().unwrap_or(0).max(0) as usize + 2 * WIDE;
+        let mut two_pi = cc.pi(bits, Rm::ToEven);
+        if let Some(x) = two_pi.exponent() {
+            two_pi.set_exponent(x + 1);
+        }
+        let mut q = v.div(&two_pi, bits, Rm::ToEven).fract();
+        if let Some(x) = q.exponent() {
+            q.set_exponent(x + 2); // 4 frac(x / 2 pi): the quadrant and the fraction
+        }
+        let mut k = big_to_u128(&q.int()).unwrap_or(0) as i32;
+        let mut frac = q.fract();
+        let mut neg = p.neg;
+        if frac.partial_cmp(&BigFloat::from_f64(0.5, 64)) != Some(Ordering::Less) {
+            k = (k + 1) & 3;
+            frac = big_one().sub(&frac, bits, Rm::ToEven);
+            neg = !neg;
+        }
+        if p.neg {
+            k = (-k) & 3;
+        }
+        (k, with_sign(neg, truncate_quad(&frac)))
+    });
+    let Some((k, fd)) = reduced else { return NAN };
+    let xd = qmul(quad_pi_over_2(), fd);
+    let y = match (f, k) {
+        (Trig::Sin, 0) | (Trig::Cos, 3) => qfn(xd, |v, cc| eval(Trig::Sin, v, cc)),
+        (Trig::Sin, 2) | (Trig::Cos, 1) => qfn(xd, |v, cc| eval(Trig::Sin, v, cc)).neg(),
+        (Trig::Sin, 1) | (Trig::Cos, 0) => qfn(xd, |v, cc| eval(Trig::Cos, v, cc)),
+        (Trig::Sin, _) | (Trig::Cos, _) => qfn(xd, |v, cc| eval(Trig::Cos, v, cc)).neg(),
+        (Trig::Tan, 0) | (Trig::Tan, 2) => qfn(xd, |v, cc| eval(Trig::Tan, v, cc)),
+        (Trig::Tan, _) => qdiv(Quad::from_bits(0xbfff000000000000, 0), qfn(xd, |v, cc| eval(Trig::Tan, v, cc))),
+    };
+    from_quad(y)
+}
+
+/// A fraction in [0, 1/2] truncated to 113 significant bits, as the library packs it.
+fn truncate_quad(f: &BigFloat) -> Quad {
+    if f.is_zero() {
+        return Quad::Zero(false);
+    }
+    let Some((words, _, _, ex)) = raw(f) else { return Quad::Zero(false) };
+    let m = top_bits(&words, QUAD_BITS as i64);
+    Quad::Fin { neg: false, m, e: ex as i32 - QUAD_BITS }
+}
+
+/// `bid128_asin`: near ±1 through `acos(sqrt(1 - x^2))` with `1 - x^2` computed in decimal.
 pub fn asin(x: d128) -> d128 {
-    quad_arg(x, |v, cc| v.asin(WIDE, Rm::ToEven, cc))
+    if x.is_nan() {
+        return x;
+    }
+    let xd = to_quad(x);
+    if xd.cmp_abs(quad_1em40()) == Some(Ordering::Less) {
+        return nudged(x, false);
+    }
+    let seven_tenths = Quad::from_bits(0x3ffe666666666666, 0x6666666666666666);
+    if xd.cmp_abs(seven_tenths) != Some(Ordering::Greater) {
+        return from_quad(qfn(xd, |v, cc| v.asin(WIDE, Rm::ToEven, cc)));
+    }
+    let one = Quad::from_bits(0x3fff000000000000, 0);
+    if xd.cmp_abs(one) == Some(Ordering::Greater) {
+        return NAN;
+    }
+    let td = to_quad(fma(x, x, -dec_one()));
+    let root = qfn(td.neg(), |v, _| v.sqrt(WIDE, Rm::ToEven));
+    let y = qfn(root, |v, cc| v.acos(WIDE, Rm::ToEven, cc));
+    from_quad(with_sign(xd.is_neg(), y))
 }
 
 /// `bid128_acos`: near ±1 through `asin(sqrt(1 - x^2))` with `1 - x^2` computed in decimal.
@@ -906,8 +1007,7 @@ pub fn acos(x: d128) -> d128 {
         return x;
     }
     let xd = to_quad(x);
-    let tiny = Quad::from_bits(0x3f7a16c262777579, 0xc58c46475896767b); // 1e-40
-    if xd.cmp_abs(tiny) == Some(Ordering::Less) {
+    if xd.cmp_abs(quad_1em40()) == Some(Ordering::Less) {
         let pi2hi = dec_bits(0x2ffe4d723cabcb53, 0xdd5f2ab27379cfc7);
         let pi2lo = dec_bits(0x2fbad9f8afb501d4, 0x0492b4138a162883);
         return pi2hi + pi2lo;
@@ -917,14 +1017,13 @@ pub fn acos(x: d128) -> d128 {
         return from_quad(qfn(xd, |v, cc| v.acos(WIDE, Rm::ToEven, cc)));
     }
     let one = Quad::from_bits(0x3fff000000000000, 0);
-    if xd.cmp_abs(one) == Some(Ordering::Greater) || xd == Quad::Nan {
+    if xd.cmp_abs(one) == Some(Ordering::Greater) {
         return NAN;
     }
     if xd.cmp(one) != Some(Ordering::Less) {
         return dec_bits(0, 0);
     }
-    let t = fma(x, x, -dec_one());
-    let td = to_quad(t);
+    let td = to_quad(fma(x, x, -dec_one()));
     let root = qfn(td.neg(), |v, _| v.sqrt(WIDE, Rm::ToEven));
     let mut y = qfn(root, |v, cc| v.asin(WIDE, Rm::ToEven, cc));
     if xd.is_neg() {
@@ -933,107 +1032,227 @@ pub fn acos(x: d128) -> d128 {
     from_quad(y)
 }
 
-pub fn atan(x: d128) -> d128 {
-    quad_arg(x, |v, cc| v.atan(WIDE, Rm::ToEven, cc))
-}
-
-pub fn sinh(x: d128) -> d128 {
-    if x.is_infinite() {
+/// `bid128_atan` (and `bid128_tanh`): tiny arguments nudged by -10^-40, zero kept.
+fn tiny_or(x: d128, f: impl Fn(&BigFloat, &mut Consts) -> BigFloat) -> d128 {
+    if x.is_nan() {
         return x;
     }
-    quad_arg(x, |v, cc| if v.abs().partial_cmp(&BigFloat::from_word(12000, 64)) == Some(Ordering::Greater) {
-        if v.is_negative() { astro_float::INF_NEG } else { astro_float::INF_POS }
-    } else {
-        v.sinh(WIDE, Rm::ToEven, cc)
-    })
-}
-
-pub fn cosh(x: d128) -> d128 {
-    if x.is_infinite() {
-        return decmathlib_rs::d128::INFINITY;
+    let xd = to_quad(x);
+    if xd.cmp_abs(quad_1em40()) == Some(Ordering::Less) {
+        return if x.is_zero() { x * dec_one() } else { nudged(x, true) };
     }
-    quad_arg(x, |v, cc| if v.abs().partial_cmp(&BigFloat::from_word(12000, 64)) == Some(Ordering::Greater) {
-        astro_float::INF_POS
-    } else {
-        v.cosh(WIDE, Rm::ToEven, cc)
-    })
+    from_quad(qfn(xd, f))
 }
 
+/// `bid128_atan`.
+pub fn atan(x: d128) -> d128 {
+    if x.is_infinite() {
+        let half_pi = with_consts(|cc| quad(&half(cc.pi(WIDE, Rm::ToEven)))).unwrap_or(Quad::Nan);
+        return from_quad(with_sign(x.is_sign_minus(), half_pi));
+    }
+    tiny_or(x, |v, cc| v.atan(WIDE, Rm::ToEven, cc))
+}
+
+/// `bid128_tanh`.
 pub fn tanh(x: d128) -> d128 {
     if x.is_infinite() {
         return if x.is_sign_minus() { -dec_one() } else { dec_one() };
     }
-    quad_arg(x, |v, cc| v.tanh(WIDE, Rm::ToEven, cc))
+    tiny_or(x, |v, cc| v.tanh(WIDE, Rm::ToEven, cc))
 }
 
-pub fn asinh(x: d128) -> d128 {
-    if x.is_infinite() {
-        return x;
+fn half(v: BigFloat) -> BigFloat {
+    let mut v = v;
+    if let Some(e) = v.exponent() {
+        v.set_exponent(e - 1);
     }
-    quad_arg(x, |v, cc| v.asinh(WIDE, Rm::ToEven, cc))
+    v
 }
 
-pub fn acosh(x: d128) -> d128 {
-    if x.is_infinite() && !x.is_sign_minus() {
-        return x;
-    }
-    quad_arg(x, |v, cc| v.acosh(WIDE, Rm::ToEven, cc))
-}
-
-pub fn atanh(x: d128) -> d128 {
-    let a = x.abs();
-    if a == dec_one() {
-        return if x.is_sign_minus() { decmathlib_rs::d128::NEGATIVE_INFINITY } else { decmathlib_rs::d128::INFINITY };
-    }
-    quad_arg(x, |v, cc| v.atanh(WIDE, Rm::ToEven, cc))
-}
-
-/// `bid128_atan2(y, x)`: the angle of the point `(x, y)`.
-pub fn atan2(y: d128, x: d128) -> d128 {
-    if y.is_nan() {
-        return y;
-    }
+/// `bid128_sinh` and `bid128_cosh`: tiny arguments nudged, |x| <= 1 in binary128, up to 64 as
+/// `(e^x ∓ e^-x) / 2` in decimal with `bid128_exp`, beyond as `e^n e^m / 2` in binary128 with
+/// `x = n + m`, `n` an integer.
+fn sinh_cosh(x: d128, cosh: bool) -> d128 {
     if x.is_nan() {
         return x;
     }
-    let (yq, xq) = (to_quad(y), to_quad(x));
-    let r = with_consts(|cc| {
-        let pi = cc.pi(WIDE, Rm::ToEven);
-        let half_pi = pi.div(&BigFloat::from_word(2, 64), WIDE, Rm::ToEven);
-        let (yb, xb) = (yq.big(), xq.big());
-        let signed = |v: BigFloat| if yq.is_neg() { v.neg() } else { v };
-        let v = match (xq, yq) {
-            (_, Quad::Zero(_)) => {
-                if xq.is_neg() {
-                    signed(pi.clone())
-                } else {
-                    signed(BigFloat::from_word(0, 64))
-                }
-            }
-            (Quad::Zero(_), _) => signed(half_pi.clone()),
-            (Quad::Inf(xn), Quad::Inf(_)) => {
-                let quarter = pi.div(&BigFloat::from_word(4, 64), WIDE, Rm::ToEven);
-                let three = quarter.mul(&BigFloat::from_word(3, 64), WIDE, Rm::ToEven);
-                signed(if xn { three } else { quarter })
-            }
-            (Quad::Inf(xn), _) => signed(if xn { pi.clone() } else { BigFloat::from_word(0, 64) }),
-            (_, Quad::Inf(_)) => signed(half_pi.clone()),
-            _ => {
-                let t = yb.div(&xb, 2 * WIDE, Rm::ToEven).atan(WIDE, Rm::ToEven, cc);
-                if xq.is_neg() {
-                    if yq.is_neg() {
-                        t.sub(&pi, WIDE, Rm::ToEven)
-                    } else {
-                        t.add(&pi, WIDE, Rm::ToEven)
-                    }
-                } else {
-                    t
-                }
-            }
+    if x.is_infinite() {
+        return if cosh { decmathlib_rs::d128::INFINITY } else { x };
+    }
+    let xd = to_quad(x);
+    if xd.cmp_abs(quad_1em40()) != Some(Ordering::Greater) {
+        return if cosh { dec_one() + from_parts(false, 1, -40) } else { nudged(x, false) };
+    }
+    let one = Quad::from_bits(0x3fff000000000000, 0);
+    if xd.cmp_abs(one) != Some(Ordering::Greater) {
+        return from_quad(qfn(xd, |v, cc| if cosh { v.cosh(WIDE, Rm::ToEven, cc) } else { v.sinh(WIDE, Rm::ToEven, cc) }));
+    }
+    let neg = x.is_sign_minus();
+    let ax = x.abs();
+    let half_pos = from_parts(false, 5, -1);
+    if xd.cmp_abs(Quad::from_bits(0x4005000000000000, 0)) != Some(Ordering::Greater) {
+        let e = exp(ax);
+        let i = dec_one() / e;
+        let (a, b) = match (cosh, neg) {
+            (true, _) => (half_pos, half_pos),
+            (false, false) => (half_pos, -half_pos),
+            (false, true) => (-half_pos, half_pos),
         };
-        quad(&v)
-    });
-    from_quad(r.unwrap_or(Quad::Nan))
+        return fma(e, a, b * i);
+    }
+    let shifter = dec_bits(0x3040363bf3b1ceee, 0xbe00000000000000);
+    let n = (ax + shifter) - shifter;
+    let m = ax - n;
+    let (mut nd, md) = (to_quad(n), to_quad(m));
+    let c11000 = Quad::from_bits(0x400c57c000000000, 0);
+    let big = nd.cmp(c11000) == Some(Ordering::Greater);
+    if big {
+        nd = qsub(nd, c11000);
+    }
+    let exp_q = |q: Quad| qfn(q, |v, cc| v.exp(WIDE, Rm::ToEven, cc));
+    let half_q = Quad::from_bits(0x3ffe000000000000, 0);
+    let rd = if cosh {
+        qmul(qmul(half_q, exp_q(nd)), exp_q(md))
+    } else {
+        qmul(with_sign(neg, half_q), qmul(exp_q(nd), exp_q(md)))
+    };
+    let res = from_quad(rd);
+    if big {
+        res * dec_bits(0x5550558ada285f8b, 0xd43ede775707fd0a)
+    } else {
+        res
+    }
+}
+
+/// `bid128_sinh`.
+pub fn sinh(x: d128) -> d128 {
+    sinh_cosh(x, false)
+}
+
+/// `bid128_cosh`.
+pub fn cosh(x: d128) -> d128 {
+    sinh_cosh(x, true)
+}
+
+/// ln(2 c) + e ln 10 in binary128 for a decimal `c * 10^e` with `e > 34` (asinh and acosh of
+/// huge arguments, where `x + sqrt(x^2 ± 1)` is `2x`).
+fn ln_twice_large(p: Parts) -> Quad {
+    let xq = to_quad(from_parts(false, p.coeff, 0));
+    let ln10 = Quad::from_bits(0x400026bb1bbb5551, 0x582dd4adac5705a6);
+    let scaled = qmul(quad(&BigFloat::from_i32(p.exp, 64)), ln10);
+    let l = qfn(qadd(xq, xq), |v, cc| v.ln(WIDE, Rm::ToEven, cc));
+    qadd(scaled, l)
+}
+
+/// `bid128_asinh`.
+pub fn asinh(x: d128) -> d128 {
+    if x.is_nan() || x.is_infinite() || x.is_zero() {
+        return x;
+    }
+    match parts(x) {
+        Some(p) if p.exp > 34 => from_quad(with_sign(p.neg, ln_twice_large(p))),
+        _ => quad_arg(x, |v, cc| v.asinh(WIDE, Rm::ToEven, cc)),
+    }
+}
+
+/// `bid128_acosh`: below 1 + 1/32 as `asinh(sqrt(x^2 - 1))` with `sqrt(x^2 - 1)` in decimal.
+pub fn acosh(x: d128) -> d128 {
+    if x.is_nan() {
+        return x;
+    }
+    if x.is_infinite() {
+        return if x.is_sign_minus() { NAN } else { x };
+    }
+    if x < from_parts(false, 103125, -5) {
+        if x < dec_one() {
+            return NAN;
+        }
+        let mut flags = 0;
+        let z = fma(x, x, -dec_one()).square_root(None, &mut flags);
+        return quad_arg(z, |v, cc| v.asinh(WIDE, Rm::ToEven, cc));
+    }
+    match parts(x) {
+        Some(p) if p.exp > 34 => from_quad(ln_twice_large(p)),
+        _ => quad_arg(x, |v, cc| v.acosh(WIDE, Rm::ToEven, cc)),
+    }
+}
+
+/// `bid128_atanh`: `log1p(2|x| / (1 - |x|)) / 2` with the quotient in decimal.
+pub fn atanh(x: d128) -> d128 {
+    if x.is_nan() || x.is_zero() {
+        return x;
+    }
+    if x.is_infinite() {
+        return NAN;
+    }
+    let Some(p) = parts(x) else { return NAN };
+    if p.exp <= -51 {
+        return x;
+    }
+    let ax = x.abs();
+    let one_m_x = dec_one() - ax;
+    if one_m_x.is_sign_minus() {
+        return NAN;
+    }
+    if one_m_x.is_zero() {
+        return if p.neg { decmathlib_rs::d128::NEGATIVE_INFINITY } else { decmathlib_rs::d128::INFINITY };
+    }
+    let t = ax / one_m_x;
+    let y = to_quad(t + t);
+    let r = qfn(y, |v, cc| big_one().add(v, 2 * WIDE, Rm::ToEven).ln(WIDE, Rm::ToEven, cc));
+    let r = qmul(r, Quad::from_bits(0x3ffe000000000000, 0));
+    from_quad(with_sign(p.neg, r))
+}
+
+/// `bid128_atan2(y, x)`: the angle of the point `(x, y)`, through `atan(|y / x|)` with the
+/// quotient in decimal and the library's 34-digit pi, pi/2, pi/4 and 3 pi/4.
+pub fn atan2(y: d128, x: d128) -> d128 {
+    let pi = dec_bits(0x2ffe9ae4795796a7, 0xbabe5564e6f39f8f);
+    let pi_2 = dec_bits(0x2ffe4d723cabcb53, 0xdd5f2ab27379cfc7);
+    let pi_4 = dec_bits(0x2ffe26b91e55e5a9, 0xeeaf955939bce7e4);
+    let pi_3_4 = dec_bits(0x2ffe742b5b01b0fd, 0xcc0ec00bad36b7ab);
+    let neg = y.is_sign_minus();
+    let signed = |v: d128| if neg { -v } else { v };
+    let zero = from_parts(neg, 0, -6176);
+    if y.is_nan() {
+        return y;
+    }
+    let x_valid = x.is_finite() && !x.is_zero();
+    if y.is_infinite() {
+        if x.is_infinite() {
+            return signed(if x.is_sign_minus() { pi_3_4 } else { pi_4 });
+        }
+        if !x.is_nan() {
+            return signed(pi_2);
+        }
+    }
+    if y.is_zero() && x_valid {
+        return if x.is_sign_minus() { signed(pi) } else { zero };
+    }
+    if !x_valid {
+        if x.is_nan() {
+            return x;
+        }
+        if x.is_infinite() {
+            return if x.is_sign_minus() { signed(pi) } else { zero };
+        }
+        // x is zero
+        if y.is_zero() {
+            return if x.is_sign_minus() { signed(pi) } else { zero };
+        }
+        return signed(pi_2);
+    }
+    let z = y / x;
+    let za = z.abs();
+    if za > dec_bits(0x3088000000000000, 1) {
+        return signed(pi_2);
+    }
+    if za < dec_bits(0x2ff8000000000000, 1) {
+        return if x.is_sign_minus() { signed(pi) } else { z };
+    }
+    let r = from_quad(qfn(to_quad(za), |v, cc| v.atan(WIDE, Rm::ToEven, cc)));
+    let r = if x.is_sign_minus() { pi - r } else { r };
+    signed(r)
 }
 
 /// The server's `Decimal128::kPi` (its 50-digit literal rounded to 34 digits).
