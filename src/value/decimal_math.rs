@@ -9,9 +9,12 @@
 //! (`ln(2.5)` is `0.9162907318741550651835272117680110`, the correctly rounded decimal ends in
 //! `111`), so this module reproduces the library's steps: every binary128 operation is computed
 //! correctly rounded (astro-float at 256 bits, then rounded to 113 bits here, subnormals and
-//! overflow included) and every decimal step with decmathlib, a port of the same Intel library.
-//! Where the library's binary128 function itself is not correctly rounded (rare), results can
-//! differ from the server's in the last digit.
+//! overflow included) and every decimal step with decmathlib, a port of the same Intel library
+//! (its fma excepted: see [`fma`]). Each function follows its `bid128_*` source: special
+//! values, the nudge of tiny arguments by 10^-40, the decimal formulas some ranges use
+//! (`sinh` between 1 and 64, `pow`'s two-part logarithm, ...), the truncated pi/2 reduction of
+//! `sin`/`cos`/`tan`. Where the library's binary128 kernel (`__bid_f128_log`, ...) is itself
+//! not correctly rounded (rare), results can differ from the server's in the last digit.
 //!
 //! Time and memory are bounded by the decimal range: the largest exact power of ten used has
 //! about 20 000 bits, and out-of-range results take the library's overflow and underflow paths
