@@ -1087,9 +1087,10 @@ fn issue13_round_trunc_mod() {
 /// Issue 13, fidelity: decimal `$exp`, `$ln`, `$log10`, `$log`, `$pow` and trigonometry give the
 /// server's 34-digit results. Cases marked "server" are mongod's own outputs (jstests
 /// log_exponential_expressions.js and the manual's `$acos`/`$acosh` examples); the others come
-/// from a Python model of the server's library (mpmath in binary128, Python's `decimal` for the
-/// decimal steps), written apart from the engine. The library computes in binary128, so some
-/// results differ from the correctly rounded decimal in the last digit (ln(2.5), log10(2.5)).
+/// from tools/decimal_model.py, a model of the server's library written apart from the engine
+/// (mpmath in binary128, Python's `decimal` for the decimal steps). The library computes in
+/// binary128, so some results differ from the correctly rounded decimal in the last digit
+/// (ln(2.5), log10(2.5), sin(1)).
 #[test]
 fn issue13_decimal_transcendentals() {
     let d = doc! {};
