@@ -3,6 +3,7 @@
 //! messages ([`display`]).
 
 pub mod compare;
+pub mod decimal_math;
 pub mod display;
 pub mod number;
 pub mod path;

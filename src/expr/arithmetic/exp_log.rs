@@ -1,9 +1,6 @@
-//! `$exp`, `$ln`, `$log10` and `$log`.
-//!
-//! Known limit: the decimal arithmetic library has no transcendental functions, so on decimal
-//! input these compute in double precision and return a decimal of that value, except for the
-//! results that are exact, which are exact as the server's (`$log10` of a power of ten, `$ln` of
-//! 1, `$exp` of 0, `$log` of a power of ten in base 10: `$log10: NumberDecimal("10")` is `1`).
+//! `$exp`, `$ln`, `$log10` and `$log`. On decimals they are the server's decimal library's
+//! functions ([`decimal_math`]): 34 digits, and its exact results (`$log10: NumberDecimal("10")`
+//! is `1`, `$ln` of 1 is `0`); `$log` is `ln(x) / ln(base)` in decimal, as in the server.
 
 use bson::Bson;
 use decmathlib_rs::d128::d128;
@@ -13,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::expr::args::Simple;
 use crate::value::display::stream_double;
 use crate::expr::{Ctx, Expr, Val, VarScope};
-use crate::value::number::d128_from_f64_15_digits;
+use crate::value::decimal_math;
 use crate::value::Number;
 
 pub fn parse_exp(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
@@ -32,50 +29,22 @@ pub fn parse_log(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Exp
     Simple::fixed(name, arg, scope, 2, eval_log)
 }
 
-fn decimal_of(f: f64) -> Bson {
-    super::dec(d128_from_f64_15_digits(f))
-}
-
 fn is_positive_decimal(n: Number) -> bool {
     matches!(n, Number::Decimal(d) if d > d128::from(0))
-}
-
-/// `k` when a positive finite decimal is exactly `10^k` (whatever its trailing zeros).
-fn power_of_ten(d: d128) -> Option<i64> {
-    if !d.is_finite() || d <= d128::from(0) {
-        return None;
-    }
-    // `bid128_to_string` prints `+<coefficient>E<exponent>`.
-    let s = format!("{d}");
-    let (coefficient, exponent) = s.trim_start_matches('+').split_once('E')?;
-    let exponent: i64 = exponent.parse().ok()?;
-    let digits = coefficient.trim_end_matches('0');
-    (digits == "1").then(|| exponent + (coefficient.len() - digits.len()) as i64)
-}
-
-/// An exact integral result as a decimal with exponent 0 (`1`, `-3`, `0`).
-fn exact(k: i64) -> Option<Bson> {
-    Some(super::dec(d128::from(k)))
 }
 
 fn eval_exp(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
     let Some(n) = single_numeric(name, &args[0])? else { return Ok(Some(Bson::Null)) };
     if let Number::Decimal(d) = n {
-        if d.is_zero() {
-            return Ok(exact(1));
-        }
+        return Ok(Some(super::dec(decimal_math::exp(d))));
     }
-    let r = n.to_f64().exp();
-    Ok(Some(if matches!(n, Number::Decimal(_)) { decimal_of(r) } else { Bson::Double(r) }))
+    Ok(Some(Bson::Double(n.to_f64().exp())))
 }
 
 fn eval_ln(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
     let Some(n) = single_numeric(name, &args[0])? else { return Ok(Some(Bson::Null)) };
     if is_positive_decimal(n) {
-        if power_of_ten(n.to_decimal()) == Some(0) {
-            return Ok(exact(0));
-        }
-        return Ok(Some(decimal_of(n.to_f64().ln())));
+        return Ok(Some(super::dec(decimal_math::ln(n.to_decimal()))));
     }
     let f = n.to_f64();
     if !(f > 0.0 || f.is_nan()) {
@@ -87,10 +56,7 @@ fn eval_ln(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
 fn eval_log10(name: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
     let Some(n) = single_numeric(name, &args[0])? else { return Ok(Some(Bson::Null)) };
     if is_positive_decimal(n) {
-        if let Some(k) = power_of_ten(n.to_decimal()) {
-            return Ok(exact(k));
-        }
-        return Ok(Some(decimal_of(n.to_f64().log10())));
+        return Ok(Some(super::dec(decimal_math::log10(n.to_decimal()))));
     }
     let f = n.to_f64();
     if !(f > 0.0 || f.is_nan()) {
@@ -112,13 +78,7 @@ fn eval_log(_: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
         let (xd, bd) = (x.coerce_to_decimal(), base.coerce_to_decimal());
         let zero = d128::from(0);
         if xd > zero && bd != d128::from(1) && bd > zero {
-            // Base 10 is the library's log10 (exact for a power of ten).
-            if bd == d128::from(10) {
-                if let Some(k) = power_of_ten(xd) {
-                    return Ok(exact(k));
-                }
-            }
-            return Ok(Some(decimal_of(x.to_f64().ln() / base.to_f64().ln())));
+            return Ok(Some(super::dec(decimal_math::log(xd, bd))));
         }
     }
     let (xf, bf) = (x.to_f64(), base.to_f64());

@@ -1,11 +1,12 @@
-//! `$pow`: integer powers stay integers while they fit in a long.
+//! `$pow`: integer powers stay integers while they fit in a long; a decimal operand makes the
+//! server's decimal power ([`decimal_math::power`]), widened to 34 digits.
 
 use bson::Bson;
 
 use crate::error::{Error, Result};
 use crate::expr::args::Simple;
 use crate::expr::{Ctx, Expr, Val, VarScope};
-use crate::value::number::d128_from_f64_15_digits;
+use crate::value::decimal_math;
 use crate::value::Number;
 
 pub fn parse(name: &'static str, arg: &Bson, scope: &VarScope) -> Result<Expr> {
@@ -27,12 +28,11 @@ fn eval(_: &'static str, args: &[Val], _: &Ctx) -> Result<Option<Bson>> {
         .ok_or_else(|| Error::code(28763, format!("$pow's exponent must be numeric, not {}", e.type_name())))?;
     if matches!(base, Number::Decimal(_)) || matches!(exp, Number::Decimal(_)) {
         let (bd, ed) = (base.coerce_to_decimal(), exp.coerce_to_decimal());
-        if bd.is_zero() && ed.is_sign_minus() && !ed.is_zero() {
+        // `isNegative` is the sign bit: a exponent of -0 is refused too.
+        if bd.is_zero() && ed.is_sign_minus() {
             return Err(zero_negative());
         }
-        // Known limit: computed in double precision (no decimal power in the library).
-        let r = base.to_f64().powf(exp.to_f64());
-        return Ok(Some(super::dec(d128_from_f64_15_digits(r))));
+        return Ok(Some(super::dec(decimal_math::power(bd, ed))));
     }
     let (bf, ef) = (base.to_f64(), exp.to_f64());
     if bf == 0.0 && ef < 0.0 {
