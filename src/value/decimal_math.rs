@@ -549,40 +549,60 @@ fn round34(m: u128, e: i32) -> Option<(u128, i32)> {
 // ---------------------------------------------------------------------------------------------
 // The library's functions
 
-/// `bid128_exp`.
-pub fn exp(x: d128) -> d128 {
+/// What `bid128_exp`, `bid128_exp2` and `bid128_exp10` answer without computing: NaN, the
+/// infinities and zero.
+fn exp_special(x: d128) -> Option<d128> {
     if x.is_nan() {
-        return x;
+        return Some(x);
     }
     if x.is_infinite() {
-        return if x.is_sign_minus() { dec_zero() } else { x };
+        return Some(if x.is_sign_minus() { dec_zero() } else { x });
     }
     if x.is_zero() {
-        return dec_one();
+        return Some(dec_one());
     }
-    let e11000 = dec_bits(0x5550558ada285f8b, 0xd43ede775707fd0a);
-    let em11000 = dec_bits(0x0aab1c2bbc58f8f5, 0x995ab6781dd4b6f5);
-    if dec_cmp(x, d128::from(15000)) == Some(Ordering::Greater) {
-        return e11000 * e11000; // overflows to Infinity
+    None
+}
+
+/// `bid128_exp` and `bid128_exp2`: past `limit` the result overflows (`big * big`) or underflows;
+/// otherwise `kernel` (the binary128 power of the base) of the argument's high part, corrected by
+/// its low part times the base's natural logarithm (`ln_base`; none for e), an argument beyond
+/// +-11000 split off by `big`/`small` (the base to the +-11000).
+fn exp_two_part(x: d128, limit: i32, big: d128, small: d128, ln_base: Option<Quad>, kernel: impl Fn(Quad) -> Quad) -> d128 {
+    if let Some(r) = exp_special(x) {
+        return r;
     }
-    if dec_cmp(x, d128::from(-15000)) == Some(Ordering::Less) {
+    if dec_cmp(x, d128::from(limit)) == Some(Ordering::Greater) {
+        return big * big; // overflows to Infinity
+    }
+    if dec_cmp(x, d128::from(-limit)) == Some(Ordering::Less) {
         let tiny = dec_bits(0x0160000000000000, 1); // 10^-6000
         return tiny * tiny; // underflows to zero
     }
     let (nq, mq) = to_quad_2part(x);
     let c11000 = Quad::from_bits(0x400c57c000000000, 0);
-    let exp_of = |n: Quad| {
-        let r = qfn(n, |v, cc| v.exp(WIDE, Rm::ToEven, cc));
-        let t = qmul(r, mq);
+    let of = |n: Quad| {
+        let r = kernel(n);
+        let t = match ln_base {
+            Some(l) => qmul(qmul(r, l), mq),
+            None => qmul(r, mq),
+        };
         from_quad(qadd(r, t))
     };
     if nq.cmp(c11000) == Some(Ordering::Greater) {
-        exp_of(qsub(nq, c11000)) * e11000
+        of(qsub(nq, c11000)) * big
     } else if nq.cmp(c11000.neg()) == Some(Ordering::Less) {
-        exp_of(qadd(nq, c11000)) * em11000
+        of(qadd(nq, c11000)) * small
     } else {
-        exp_of(nq)
+        of(nq)
     }
+}
+
+/// `bid128_exp`.
+pub fn exp(x: d128) -> d128 {
+    let e11000 = dec_bits(0x5550558ada285f8b, 0xd43ede775707fd0a);
+    let em11000 = dec_bits(0x0aab1c2bbc58f8f5, 0x995ab6781dd4b6f5);
+    exp_two_part(x, 15000, e11000, em11000, None, |n| qfn(n, |v, cc| v.exp(WIDE, Rm::ToEven, cc)))
 }
 
 /// The binary128 logarithm of a positive finite decimal as `bid128_log` computes it before its
@@ -655,14 +675,8 @@ pub fn log(x: d128, base: d128) -> d128 {
 
 /// `bid128_exp10`.
 fn exp10(x: d128) -> d128 {
-    if x.is_nan() {
-        return x;
-    }
-    if x.is_infinite() {
-        return if x.is_sign_minus() { dec_zero() } else { x };
-    }
-    if x.is_zero() {
-        return dec_one();
+    if let Some(r) = exp_special(x) {
+        return r;
     }
     let neg = x.is_sign_minus();
     let ax = x.abs();
@@ -692,39 +706,12 @@ fn exp10(x: d128) -> d128 {
 
 /// `bid128_exp2`.
 fn exp2(x: d128) -> d128 {
-    if x.is_nan() {
-        return x;
-    }
-    if x.is_infinite() {
-        return if x.is_sign_minus() { dec_zero() } else { x };
-    }
-    if x.is_zero() {
-        return dec_one();
-    }
     let e11000 = dec_bits(0x49dc6965e972d2c8, 0x910be3407d25b9c8);
     let em11000 = dec_bits(0x161ee6a2f56f0580, 0x0555ddab03e9e679);
-    if dec_cmp(x, d128::from(25000)) == Some(Ordering::Greater) {
-        return e11000 * e11000;
-    }
-    if dec_cmp(x, d128::from(-25000)) == Some(Ordering::Less) {
-        let tiny = dec_bits(0x0160000000000000, 1);
-        return tiny * tiny;
-    }
-    let (nq, mq) = to_quad_2part(x);
-    let c11000 = Quad::from_bits(0x400c57c000000000, 0);
     let ln2 = Quad::from_bits(0x3ffe62e42fefa39e, 0xf35793c7673007e6);
-    let exp2_of = |n: Quad| {
-        let r = qfn(n, |v, cc| BigFloat::from_word(2, 64).pow(v, WIDE, Rm::ToEven, cc));
-        let t = qmul(qmul(r, ln2), mq);
-        from_quad(qadd(r, t))
-    };
-    if nq.cmp(c11000) == Some(Ordering::Greater) {
-        exp2_of(qsub(nq, c11000)) * e11000
-    } else if nq.cmp(c11000.neg()) == Some(Ordering::Less) {
-        exp2_of(qadd(nq, c11000)) * em11000
-    } else {
-        exp2_of(nq)
-    }
+    exp_two_part(x, 25000, e11000, em11000, Some(ln2), |n| {
+        qfn(n, |v, cc| BigFloat::from_word(2, 64).pow(v, WIDE, Rm::ToEven, cc))
+    })
 }
 
 /// `bid128_pow`: `x^y` through an accurate two-part decimal logarithm and `bid128_exp`.
