@@ -117,7 +117,9 @@ test("the lesson index lists every lesson in order with its summary, and its lin
     await items.last().locator("a.title").click();
     await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
     assert.equal(await page.locator(".lesson-text h2").innerText(), last.title);
-    assert.deepEqual(failed, []);
+    // Every file the pages asked the server for came. (A `blob:` load the sandbox frame started
+    // and the navigation cancelled is not a file of the site: it was seen once, aborted.)
+    assert.deepEqual(failed.filter((f) => !/^net::ERR_ABORTED blob:/.test(f)), []);
   });
 });
 
