@@ -31,7 +31,7 @@ async function startChromium() {
   const chrome = spawn(CHROMIUM, ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, "about:blank"], { stdio: "ignore" });
   cleanup.push(async () => {
     chrome.kill();
-    await rm(profile, { recursive: true, force: true });
+    await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
