@@ -146,22 +146,20 @@ fn check_write_concern(command: &str, cmd: &Document) -> Result<()> {
         return Ok(());
     }
     let Some(Bson::Document(wc)) = cmd.get("writeConcern") else { return Ok(()) };
-    match wc.get("w") {
-        Some(w) if crate::value::number::Number::from_bson(w).is_some() => {
-            let n = crate::value::number::Number::from_bson(w).map_or(0.0, |n| n.to_f64());
-            if !(0.0..=50.0).contains(&n) {
-                return Err(Error::failed_to_parse(format!("w has to be a non-negative number and not greater than 50; found: {}", n as i64)));
-            }
-            if n >= 2.0 {
-                return Err(Error::bad_value("cannot use 'w' > 1 when a host is not replicated"));
-            }
+    let Some(w) = wc.get("w") else { return Ok(()) };
+    if let Some(n) = crate::value::number::Number::from_bson(w).map(|n| n.to_f64()) {
+        if !(0.0..=50.0).contains(&n) {
+            return Err(Error::failed_to_parse(format!("w has to be a non-negative number and not greater than 50; found: {}", n as i64)));
         }
-        Some(Bson::String(mode)) if mode != "majority" => {
+        if n >= 2.0 {
+            return Err(Error::bad_value("cannot use 'w' > 1 when a host is not replicated"));
+        }
+    } else if let Bson::String(mode) = w {
+        if mode != "majority" {
             return Err(Error::bad_value(format!(
                 "cannot use non-majority 'w' mode \"{mode}\" when a host is not a member of a replica set"
             )));
         }
-        _ => {}
     }
     Ok(())
 }
