@@ -74,7 +74,7 @@ impl Session {
             };
             s.push_str(&format!("\n// {}. {}\n", n + 1, what));
             for w in &entry.writes {
-                if w.inexact {
+                if w.inexact && exact_statement(w).is_none() {
                     s.push_str("// Note: a document below has a field named like an Extended JSON type ($date, $oid, ...),\n");
                     s.push_str("// which EJSON.parse reads as that type: on a server this write differs from the playground's.\n");
                 }
@@ -177,12 +177,21 @@ fn bson_command_name(bytes: &[u8]) -> Option<&str> {
 /// literal). Inserts read as `insertMany`, a rename as `renameCollection`; every other command is
 /// replayed with `db.runCommand`, so its options come back exactly. A write that is not one the
 /// playground records gives the reason instead.
+///
+/// An `inexact` write (a document has a field named like an Extended JSON type, `{ $date: "…" }`,
+/// which `EJSON.parse` would read as that type) is written from its BSON bytes instead: each
+/// document holding a `$` field is built with `Object.fromEntries` (its keys data, its values
+/// built the same way), everything else is still Extended JSON text.
 pub fn statement(w: &WriteRecord) -> Result<String, String> {
     let cmd = check_write(w)?;
+    if w.inexact {
+        if let Some(st) = exact_statement(w) {
+            return Ok(st);
+        }
+    }
     let o = cmd.as_object().ok_or("not a document")?;
     let name = o.keys().next().map(String::as_str).unwrap_or_default();
     let coll = o.values().next().and_then(Value::as_str).unwrap_or_default();
-    let ejson = |v: &Value| format!("EJSON.parse({}, {{ relaxed: false }})", js_string(&serde_json::to_string(v).unwrap_or_default()));
     match name {
         "insert" => {
             if let Some(docs) = cmd.get("documents") {
@@ -201,6 +210,85 @@ pub fn statement(w: &WriteRecord) -> Result<String, String> {
         _ => {}
     }
     Ok(format!("db.runCommand({});", ejson(&cmd)))
+}
+
+fn ejson(v: &Value) -> String {
+    format!("EJSON.parse({}, {{ relaxed: false }})", js_string(&serde_json::to_string(v).unwrap_or_default()))
+}
+
+/// The statement of a checked write built from its BSON bytes, where every key is data whatever
+/// its name ([`statement`]); `None` without bytes, or if the bytes and the text disagree.
+fn exact_statement(w: &WriteRecord) -> Option<String> {
+    let cmd: Value = serde_json::from_str(&w.command).ok()?;
+    let raw = bson::RawDocument::from_bytes(w.bson.as_deref()?).ok()?;
+    let o = cmd.as_object()?;
+    if o.keys().next().map(String::as_str) == Some("insert") && o.keys().all(|k| k == "insert" || k == "documents" || k == "ordered") {
+        let docs = raw.get_array("documents").ok()?;
+        let (docs, _) = exact_js(cmd.get("documents")?, bson::RawBsonRef::Array(docs))?;
+        let coll = cmd.get("insert")?.as_str()?;
+        return Some(format!("db.getCollection({}).insertMany({docs});", js_string(coll)));
+    }
+    let (built, _) = exact_js(&cmd, bson::RawBsonRef::Document(raw))?;
+    Some(format!("db.runCommand({built});"))
+}
+
+/// A JavaScript expression giving the value `raw` (whose canonical Extended JSON is `json`) to
+/// mongosh exactly, and whether it had to be built (it holds a document with a `$` field). Walks
+/// the bytes and the text side by side: the bytes say which objects are documents, the text gives
+/// each value's Extended JSON. `None` if they disagree.
+fn exact_js(json: &Value, raw: bson::RawBsonRef) -> Option<(String, bool)> {
+    let (parts, dollar) = match raw {
+        bson::RawBsonRef::Document(d) => {
+            let o = json.as_object()?;
+            let mut parts = Vec::with_capacity(o.len());
+            let mut dollar = false;
+            let mut texts = o.iter();
+            for el in d {
+                let (k, v) = el.ok()?;
+                let (tk, tv) = texts.next()?;
+                if k.as_str() != tk {
+                    return None;
+                }
+                dollar |= tk.starts_with('$');
+                parts.push((Some(tk), exact_js(tv, v)?));
+            }
+            if texts.next().is_some() {
+                return None;
+            }
+            (parts, dollar)
+        }
+        bson::RawBsonRef::Array(a) => {
+            let items = json.as_array()?;
+            let mut parts = Vec::with_capacity(items.len());
+            let mut texts = items.iter();
+            for el in a {
+                parts.push((None, exact_js(texts.next()?, el.ok()?)?));
+            }
+            if texts.next().is_some() {
+                return None;
+            }
+            (parts, false)
+        }
+        _ if matches!(json, Value::String(_) | Value::Bool(_) | Value::Null) => return Some((js_literal(json), false)),
+        _ => return Some((ejson(json), false)),
+    };
+    if !dollar && parts.iter().all(|(_, (_, built))| !built) {
+        return Some((ejson(json), false));
+    }
+    let list = |with_keys: bool| {
+        let items: Vec<String> = parts
+            .iter()
+            .map(|(k, (js, _))| match k {
+                Some(k) if with_keys => format!("[{}, {js}]", js_string(k)),
+                _ => js.clone(),
+            })
+            .collect();
+        items.join(", ")
+    };
+    Some(match raw {
+        bson::RawBsonRef::Document(_) => (format!("Object.fromEntries([{}])", list(true)), true),
+        _ => (format!("[{}]", list(false)), true),
+    })
 }
 
 /// After an upsert that inserted, pins the generated `_id` into the recorded update's filter so
@@ -326,11 +414,39 @@ mod tests {
         assert!(check_write(&bad).unwrap_err().contains("another command"));
         bad.bson = Some(vec![1, 2, 3]);
         assert!(check_write(&bad).is_err());
-        // An inexact write is exported with a note.
+        // An inexact write whose bytes do not match its text is exported from the text, with a note.
         let mut s = Session::default();
         ok.inexact = true;
         s.record(Origin::Script { title: "x".into() }, vec![ok]);
         assert!(s.to_mongosh("T", &AuditSet::default(), &BTreeMap::new()).contains("// Note: a document below has a field named like"));
+    }
+
+    /// A write as the runtime records it: BSON bytes, canonical Extended JSON text, `inexact`.
+    fn recorded(collection: &str, cmd: bson::Document) -> WriteRecord {
+        let text = bson::Bson::Document(cmd.clone()).into_canonical_extjson().to_string();
+        let bytes = cmd.to_vec().unwrap();
+        WriteRecord { collection: collection.into(), command: text, bson: Some(bytes), inexact: true }
+    }
+
+    #[test]
+    fn fields_named_like_extended_json_types_are_built_from_the_bytes() {
+        // `a` is a document whose one field is named "$date" (a string), not a date.
+        let ins = recorded("t", bson::doc! { "insert": "t", "documents": [ { "_id": 1, "a": { "$date": "2020-01-01T00:00:00Z" }, "b": [ { "$oid": "x" }, 2 ], "c": { "d": 1.5 } } ] });
+        assert_eq!(
+            statement(&ins).unwrap(),
+            r#"db.getCollection("t").insertMany([Object.fromEntries([["_id", EJSON.parse("{\"$numberInt\":\"1\"}", { relaxed: false })], ["a", Object.fromEntries([["$date", "2020-01-01T00:00:00Z"]])], ["b", [Object.fromEntries([["$oid", "x"]]), EJSON.parse("{\"$numberInt\":\"2\"}", { relaxed: false })]], ["c", EJSON.parse("{\"d\":{\"$numberDouble\":\"1.5\"}}", { relaxed: false })]])]);"#
+        );
+        // Other commands are built the same way, "__proto__" included as data.
+        let upd = recorded("t", bson::doc! { "update": "t", "updates": [ { "q": { "__proto__": { "$oid": "y" } }, "u": { "$set": { "n": 1 } } } ] });
+        let st = statement(&upd).unwrap();
+        assert!(st.starts_with(r#"db.runCommand(Object.fromEntries([["update", "t"], ["updates", [Object.fromEntries([["q", Object.fromEntries([["__proto__", Object.fromEntries([["$oid", "y"]])]])]"#), "{st}");
+        let mut s = Session::default();
+        s.record(Origin::Script { title: "x".into() }, vec![ins, upd]);
+        assert!(!s.to_mongosh("T", &AuditSet::default(), &BTreeMap::new()).contains("// Note:"));
+        // Text that disagrees with the bytes: the text's statement, and the note.
+        let mut off = recorded("t", bson::doc! { "insert": "t", "documents": [ { "a": { "$date": "x" } } ] });
+        off.command = r#"{"insert":"t","documents":[{"b":{"$date":"x"}}]}"#.into();
+        assert!(statement(&off).unwrap().starts_with("db.getCollection(\"t\").insertMany(EJSON.parse("));
     }
 
     #[test]

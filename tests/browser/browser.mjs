@@ -1,6 +1,8 @@
 // What the embed and site browser tests share: Debian's Chromium through playwright-core (never a
 // downloaded browser), the built site's paths, and reading a page's database.
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -28,6 +30,39 @@ export function dump(target) {
     return out;
   });
 }
+
+/** Runs an exported session script headlessly (`make script`, as a course author would) and
+ * returns every collection of the database it built: { name: { docs, indexes } }, canonical EJSON. */
+export async function replayExport(script) {
+  const dir = await mkdtemp(join(tmpdir(), "pp-export-"));
+  const file = join(dir, "session.js");
+  await writeFile(file, script + "\n" + DUMP_SNIPPET);
+  try {
+    const stdout = await new Promise((ok, fail) =>
+      execFile("make", ["--no-print-directory", "-s", "script", `FILE=${file}`], { cwd: ROOT, maxBuffer: 256 << 20 }, (e, out, err) =>
+        e ? fail(new Error(`make script failed: ${e.message}\n${err}`)) : ok(out)),
+    );
+    const marker = stdout.lastIndexOf("PP-DUMP ");
+    if (marker < 0) throw new Error("no PP-DUMP line in:\n" + stdout.slice(-2000));
+    return JSON.parse(stdout.slice(marker + 8).split("\n")[0]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// Appended to the exported script: prints every collection as canonical Extended JSON.
+const DUMP_SNIPPET = `
+{
+  const out = {};
+  for (const n of db.getCollectionNames().sort()) {
+    out[n] = {
+      docs: EJSON.serialize(db.getCollection(n).find().toArray(), { relaxed: false }),
+      indexes: EJSON.serialize(db.getCollection(n).getIndexes(), { relaxed: false }),
+    };
+  }
+  print("PP-DUMP " + JSON.stringify(out));
+}
+`;
 
 // The same page API in Chromium, Firefox and WebKit (tests/browser/driver.mjs).
 export { ENGINES, enginesToTest, launchEngine } from "./driver.mjs";

@@ -3,14 +3,13 @@
 // `make test-browser` (node --test). Screenshots of each main view go to tests/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
-import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execFile } from "node:child_process";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
+import { replayExport } from "./browser.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DIST = join(ROOT, "dist");
@@ -219,34 +218,9 @@ test("export the session, re-run it headlessly and compare the databases", async
   await page.screenshot({ path: join(SHOTS, "export.png"), fullPage: true });
   assert.match(script, /insertMany\(EJSON\.parse\("/);
   assert.match(script, /Health check/);
-  const dir = await mkdtemp(join(tmpdir(), "pp-export-"));
-  const file = join(dir, "session.js");
-  await writeFile(file, script + "\n" + DUMP_SNIPPET);
-  const { stdout } = await new Promise((ok, fail) =>
-    execFile("make", ["--no-print-directory", "-s", "script", `FILE=${file}`], { cwd: ROOT, maxBuffer: 256 << 20 }, (e, stdout, stderr) =>
-      e ? fail(new Error(`make script failed: ${e.message}\n${stderr}`)) : ok({ stdout })),
-  );
-  const marker = stdout.lastIndexOf("PP-DUMP ");
-  assert.ok(marker >= 0, stdout.slice(-2000));
-  const replayed = JSON.parse(stdout.slice(marker + 8).split("\n")[0]);
-  assert.deepEqual(replayed, expected);
-  await rm(dir, { recursive: true, force: true });
+  assert.deepEqual(await replayExport(script), expected);
   await context.close();
 });
-
-// Appended to the exported script: prints every collection as canonical Extended JSON.
-const DUMP_SNIPPET = `
-{
-  const out = {};
-  for (const n of db.getCollectionNames().sort()) {
-    out[n] = {
-      docs: EJSON.serialize(db.getCollection(n).find().toArray(), { relaxed: false }),
-      indexes: EJSON.serialize(db.getCollection(n).getIndexes(), { relaxed: false }),
-    };
-  }
-  print("PP-DUMP " + JSON.stringify(out));
-}
-`;
 
 test("reload finds the state; a share link opens the same playground in a fresh browser context", async () => {
   const { context, page } = await open();
