@@ -93,7 +93,7 @@
         case 'run': {
           let r;
           try {
-            r = await session.run(String(msg.code ?? ''), String(msg.filename || 'script.js'));
+            r = await session.run(String(msg.code ?? ''), String(msg.filename || 'script.js'), { freshDb: true });
           } finally {
             endRun();
           }

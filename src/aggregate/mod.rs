@@ -64,7 +64,8 @@ impl Catalog for NoCatalog {
 /// Where `$out`/`$merge` send the results; the database performs the write.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutTarget {
-    Out { collection: String },
+    /// `db` when the stage names one (`{ db, coll }`), else the command's database.
+    Out { db: Option<String>, collection: String },
     Merge { spec: Document },
 }
 

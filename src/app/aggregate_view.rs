@@ -40,14 +40,14 @@ fn stage_name(s: &Value) -> String {
 #[component]
 pub fn AggregateView() -> impl IntoView {
     let pg = use_pg();
-    let coll = RwSignal::new(pg.collection.get_untracked().unwrap_or_default());
+    let coll = RwSignal::new(pg.test_collection());
     let text = RwSignal::new("[\n  { \"$match\": {} },\n  { \"$project\": { \"size\": { \"$bsonSize\": \"$$ROOT\" } } },\n  { \"$sort\": { \"size\": -1 } }\n]".to_string());
     let outputs = RwSignal::new(Vec::<StageOutput>::new());
     let current = RwSignal::new(0usize);
     let running = RwSignal::new(false);
     let names = LocalResource::new(move || {
         let _ = pg.data_version.get();
-        async move { collections(pg).await.map(|v| v.into_iter().map(|c| c.name).collect::<Vec<_>>()).unwrap_or_default() }
+        async move { collections(pg, super::session::DEFAULT_DB.into()).await.map(|v| v.into_iter().map(|c| c.name).collect::<Vec<_>>()).unwrap_or_default() }
     });
     let parsed = move || parse_pipeline(&text.get());
     let run = move || {

@@ -88,7 +88,7 @@ fn AuditRow(audit: Audit) -> impl IntoView {
 fn AddAudit() -> impl IntoView {
     let pg = use_pg();
     let name = RwSignal::new(String::new());
-    let coll = RwSignal::new(pg.collection.get_untracked().unwrap_or_default());
+    let coll = RwSignal::new(pg.test_collection());
     let filter = RwSignal::new("{ \"$expr\": { } }".to_string());
     let repair = RwSignal::new(String::new());
     let err = RwSignal::new(None::<String>);

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use super::ejson::{self, describe, is_document};
 use super::pg::{use_pg, Pg};
+use super::session::DEFAULT_DB;
 use super::{human_bytes, MAX_BSON};
 
 pub const PAGE: i64 = 50;
@@ -24,17 +25,37 @@ pub struct CollInfo {
     pub index_sizes: Vec<(String, f64)>,
 }
 
-/// Every collection with its statistics.
-pub async fn collections(pg: Pg) -> Result<Vec<CollInfo>, String> {
+/// `cmd` sent to database `db` (commands without `$db` go to the default one).
+fn in_db(mut cmd: Value, db: &str) -> Value {
+    if db != DEFAULT_DB {
+        if let Some(o) = cmd.as_object_mut() {
+            o.insert("$db".into(), Value::String(db.to_string()));
+        }
+    }
+    cmd
+}
+
+/// Every database's name (`listDatabases`).
+async fn databases(pg: Pg) -> Result<Vec<String>, String> {
+    let reply = pg.command(&json!({ "listDatabases": 1, "nameOnly": true, "$db": "admin" })).await?;
+    Ok(reply
+        .get("databases")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(|d| d.get("name").and_then(Value::as_str).map(str::to_string)).collect())
+        .unwrap_or_default())
+}
+
+/// Every collection of database `db` with its statistics.
+pub async fn collections(pg: Pg, db: String) -> Result<Vec<CollInfo>, String> {
     let names: Vec<String> = pg
-        .batch(&json!({ "listCollections": 1, "nameOnly": true }))
+        .batch(&in_db(json!({ "listCollections": 1, "nameOnly": true }), &db))
         .await?
         .iter()
         .filter_map(|c| c.get("name").and_then(Value::as_str).map(str::to_string))
         .collect();
     let mut out = Vec::new();
     for name in names {
-        let s = pg.command(&json!({ "collStats": name })).await?;
+        let s = pg.command(&in_db(json!({ "collStats": name }), &db)).await?;
         let num = |k: &str| s.get(k).and_then(ejson::as_f64).unwrap_or(0.0);
         let index_sizes = s
             .get("indexSizes")
@@ -56,9 +77,9 @@ pub async fn collections(pg: Pg) -> Result<Vec<CollInfo>, String> {
 }
 
 /// One page of documents with their BSON sizes (computed by the engine: `$bsonSize`).
-async fn page(pg: Pg, coll: &str, skip: i64) -> Result<Vec<(Value, f64)>, String> {
+async fn page(pg: Pg, db: &str, coll: &str, skip: i64) -> Result<Vec<(Value, f64)>, String> {
     let rows = pg
-        .batch(&json!({
+        .batch(&in_db(json!({
             "aggregate": coll,
             "pipeline": [
                 { "$skip": ejson::int(skip) },
@@ -66,7 +87,7 @@ async fn page(pg: Pg, coll: &str, skip: i64) -> Result<Vec<(Value, f64)>, String
                 { "$project": { "_id": 0, "size": { "$bsonSize": "$$ROOT" }, "doc": "$$ROOT" } },
             ],
             "cursor": {},
-        }))
+        }), db))
         .await?;
     Ok(rows
         .into_iter()
@@ -78,13 +99,13 @@ async fn page(pg: Pg, coll: &str, skip: i64) -> Result<Vec<(Value, f64)>, String
 }
 
 /// The largest document's size in a collection.
-pub async fn largest(pg: Pg, coll: &str) -> Result<f64, String> {
+pub async fn largest(pg: Pg, db: &str, coll: &str) -> Result<f64, String> {
     let rows = pg
-        .batch(&json!({
+        .batch(&in_db(json!({
             "aggregate": coll,
             "pipeline": [ { "$group": { "_id": null, "max": { "$max": { "$bsonSize": "$$ROOT" } } } } ],
             "cursor": {},
-        }))
+        }), db))
         .await?;
     Ok(rows.first().and_then(|r| r.get("max")).and_then(ejson::as_f64).unwrap_or(0.0))
 }
@@ -114,12 +135,41 @@ pub fn DataView() -> impl IntoView {
     let pg = use_pg();
     let colls = LocalResource::new(move || {
         let _ = pg.data_version.get();
-        collections(pg)
+        collections(pg, pg.database.get())
     });
+    let dbs = LocalResource::new(move || {
+        let _ = pg.data_version.get();
+        databases(pg)
+    });
+    // The database picker, once there is more than the one scripts start on.
+    let picker = move || {
+        let mut names = dbs.get().and_then(|r| r.ok()).unwrap_or_default();
+        let current = pg.database.get();
+        if !names.contains(&current) {
+            names.push(current.clone());
+        }
+        if !names.iter().any(|n| n == DEFAULT_DB) {
+            names.insert(0, DEFAULT_DB.to_string());
+        }
+        (names.len() > 1).then(|| view! {
+            <label class="db-pick">"Database "
+                <select aria-label="Database" on:change=move |ev| {
+                    pg.collection.set(None);
+                    pg.database.set(event_target_value(&ev));
+                }>
+                    {names.into_iter().map(|n| {
+                        let selected = n == current;
+                        view! { <option value=n.clone() selected=selected>{n.clone()}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+        })
+    };
     view! {
         <div class="data">
             <section class="collections" aria-label="Collections">
                 <h2>"Collections"</h2>
+                {picker}
                 {move || match colls.get() {
                     None => view! { <p class="muted">"Loading…"</p> }.into_any(),
                     Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
@@ -158,30 +208,30 @@ pub fn DataView() -> impl IntoView {
                     }
                 }}
             </section>
-            {move || pg.collection.get().map(|c| view! { <Documents coll=c/> })}
+            {move || pg.collection.get().map(|c| view! { <Documents db=pg.database.get() coll=c/> })}
         </div>
     }
 }
 
 #[component]
-fn Documents(coll: String) -> impl IntoView {
+fn Documents(db: String, coll: String) -> impl IntoView {
     let pg = use_pg();
     let skip = RwSignal::new(0i64);
     let selected = RwSignal::new(None::<Value>);
-    let c1 = coll.clone();
+    let (c1, d1) = (coll.clone(), db.clone());
     let rows = LocalResource::new(move || {
         let _ = pg.data_version.get();
-        let c = c1.clone();
+        let (c, d) = (c1.clone(), d1.clone());
         let s = skip.get();
-        async move { page(pg, &c, s).await }
+        async move { page(pg, &d, &c, s).await }
     });
-    let c2 = coll.clone();
+    let (c2, d2) = (coll.clone(), db.clone());
     let stats = LocalResource::new(move || {
         let _ = pg.data_version.get();
-        let c = c2.clone();
+        let (c, d) = (c2.clone(), d2.clone());
         async move {
-            let max = largest(pg, &c).await?;
-            let count = pg.command(&json!({ "collStats": c })).await?.get("count").and_then(ejson::as_f64).unwrap_or(0.0);
+            let max = largest(pg, &d, &c).await?;
+            let count = pg.command(&in_db(json!({ "collStats": c }), &d)).await?.get("count").and_then(ejson::as_f64).unwrap_or(0.0);
             Ok::<_, String>((max, count))
         }
     });
@@ -250,29 +300,30 @@ fn Documents(coll: String) -> impl IntoView {
 #[component]
 fn DocumentDetail(coll: String, doc: Value, selected: RwSignal<Option<Value>>) -> impl IntoView {
     let pg = use_pg();
+    let db = pg.database.get_untracked();
     let id = doc.get("_id").cloned().unwrap_or(Value::Null);
     let text = RwSignal::new(ejson::pretty_relaxed(&doc));
     let editing = RwSignal::new(false);
     let check = move || ejson::parse_object(&text.get());
     // The size of the document as stored (refetched after every write).
-    let (c1, id1) = (coll.clone(), id.clone());
+    let (c1, id1, d1) = (coll.clone(), id.clone(), db.clone());
     let size = LocalResource::new(move || {
         let _ = pg.data_version.get();
-        let (c, id) = (c1.clone(), id1.clone());
+        let (c, id, d) = (c1.clone(), id1.clone(), d1.clone());
         async move {
             let rows = pg
-                .batch(&json!({ "aggregate": c, "pipeline": [ { "$match": { "_id": id } }, { "$project": { "_id": 0, "size": { "$bsonSize": "$$ROOT" }, "doc": "$$ROOT" } } ], "cursor": {} }))
+                .batch(&in_db(json!({ "aggregate": c, "pipeline": [ { "$match": { "_id": id } }, { "$project": { "_id": 0, "size": { "$bsonSize": "$$ROOT" }, "doc": "$$ROOT" } } ], "cursor": {} }), &d))
                 .await?;
             Ok::<_, String>(rows.first().map(|r| (r.get("size").and_then(ejson::as_f64).unwrap_or(0.0), r.get("doc").cloned().unwrap_or(Value::Null))))
         }
     });
     let current = move || size.get().and_then(|r| r.ok()).flatten();
-    let (c2, id2) = (coll.clone(), id.clone());
+    let (c2, id2, d2) = (coll.clone(), id.clone(), db.clone());
     let save = move || {
         let Ok(new_doc) = ejson::parse_object(&text.get_untracked()) else { return };
-        let (c, id) = (c2.clone(), id2.clone());
+        let (c, id, d) = (c2.clone(), id2.clone(), d2.clone());
         spawn_local(async move {
-            let cmd = json!({ "update": c, "updates": [ { "q": { "_id": id }, "u": new_doc, "multi": false, "upsert": false } ] });
+            let cmd = in_db(json!({ "update": c, "updates": [ { "q": { "_id": id }, "u": new_doc, "multi": false, "upsert": false } ] }), &d);
             match pg.write(&format!("Edit a document of {c}"), cmd).await {
                 Ok(_) => {
                     editing.set(false);
@@ -282,11 +333,11 @@ fn DocumentDetail(coll: String, doc: Value, selected: RwSignal<Option<Value>>) -
             }
         });
     };
-    let (c3, id3) = (coll.clone(), id.clone());
+    let (c3, id3, d3) = (coll.clone(), id.clone(), db.clone());
     let delete = move || {
-        let (c, id) = (c3.clone(), id3.clone());
+        let (c, id, d) = (c3.clone(), id3.clone(), d3.clone());
         spawn_local(async move {
-            let cmd = json!({ "delete": c, "deletes": [ { "q": { "_id": id }, "limit": 1 } ] });
+            let cmd = in_db(json!({ "delete": c, "deletes": [ { "q": { "_id": id }, "limit": 1 } ] }), &d);
             match pg.write(&format!("Delete a document of {c}"), cmd).await {
                 Ok(_) => {
                     selected.set(None);
@@ -411,7 +462,7 @@ fn NewDocument(coll: String) -> impl IntoView {
             }
         }
         spawn_local(async move {
-            let cmd = json!({ "insert": c, "documents": [doc] });
+            let cmd = in_db(json!({ "insert": c, "documents": [doc] }), &pg.database.get_untracked());
             match pg.write(&format!("Insert a document into {c}"), cmd).await {
                 Ok(_) => {
                     open.set(false);

@@ -123,8 +123,11 @@ pub struct Pg {
     pub tab: RwSignal<Tab>,
     /// True once the saved state was replayed: persistence starts then.
     pub loaded: RwSignal<bool>,
-    /// The collection the data tools look at.
+    /// The collection the data tools look at, in [`Pg::database`].
     pub collection: RwSignal<Option<String>>,
+    /// The database the Data tab shows ("test", the one scripts start on, unless the learner
+    /// picks another); the other tools work in "test".
+    pub database: RwSignal<String>,
     /// The writes (index in the session) that failed when the session was last replayed, and why.
     pub replay_failed: RwSignal<BTreeMap<usize, String>>,
     /// The saved backups (newest first), as the Export tab lists them.
@@ -159,6 +162,7 @@ impl Pg {
             tab: RwSignal::new(Tab::Lesson),
             loaded: RwSignal::new(false),
             collection: RwSignal::new(None),
+            database: RwSignal::new(session::DEFAULT_DB.to_string()),
             backups: RwSignal::new(Vec::new()),
             replay_failed: RwSignal::new(BTreeMap::new()),
         }
@@ -166,6 +170,15 @@ impl Pg {
 
     fn engine(&self) -> Engine {
         self.engine.get_value()
+    }
+
+    /// The collection the tools working in "test" start on: the Data tab's, when it shows "test".
+    pub fn test_collection(&self) -> String {
+        if self.database.get_untracked() == session::DEFAULT_DB {
+            self.collection.get_untracked().unwrap_or_default()
+        } else {
+            String::new()
+        }
     }
 
     pub fn info(&self, text: impl Into<String>) {
@@ -214,13 +227,13 @@ impl Pg {
         }
         let mut docs = reply.pointer("/cursor/firstBatch").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut id = reply.pointer("/cursor/id").cloned();
-        // The collection of a getMore is the cursor's namespace without the database.
-        let collection = reply.pointer("/cursor/ns").and_then(Value::as_str).and_then(|ns| ns.split_once('.')).map(|(_, c)| c.to_string());
-        while let (Some(cursor), Some(coll)) = (id.take(), &collection) {
+        // A getMore names the cursor's namespace: its collection, and its database in `$db`.
+        let ns = reply.pointer("/cursor/ns").and_then(Value::as_str).and_then(|ns| ns.split_once('.')).map(|(d, c)| (d.to_string(), c.to_string()));
+        while let (Some(cursor), Some((db, coll))) = (id.take(), &ns) {
             if super::ejson::as_f64(&cursor).unwrap_or(0.0) == 0.0 {
                 break;
             }
-            let more = self.command(&serde_json::json!({ "getMore": cursor, "collection": coll })).await?;
+            let more = self.command(&serde_json::json!({ "getMore": cursor, "collection": coll, "$db": db })).await?;
             if let Some(e) = audits::reply_error(&more) {
                 return Err(e);
             }
@@ -382,6 +395,7 @@ impl Pg {
         self.run_error.set(None);
         self.cost.set(None);
         self.collection.set(None);
+        self.database.set(session::DEFAULT_DB.to_string());
         spawn_local(async move { pg.load(saved).await });
     }
 
@@ -448,6 +462,7 @@ impl Pg {
         self.run_error.set(None);
         self.cost.set(None);
         self.collection.set(None);
+        self.database.set(session::DEFAULT_DB.to_string());
         spawn_local(async move {
             pg.load(saved).await;
             pg.save_now();
@@ -468,6 +483,7 @@ impl Pg {
         self.run_error.set(None);
         self.cost.set(None);
         self.collection.set(None);
+        self.database.set(session::DEFAULT_DB.to_string());
         let pg = *self;
         spawn_local(async move {
             pg.replay().await;

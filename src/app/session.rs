@@ -65,6 +65,12 @@ impl Session {
         s.push_str(&format!("// Pattern Playground session: {}\n", one_line(title)));
         s.push_str("// Replays every write of the session, in order, with the exact documents (ids and dates\n");
         s.push_str("// included), then runs the drift audits as a health check. Run it on an empty database.\n");
+        let others: std::collections::BTreeSet<String> =
+            self.writes().filter_map(|w| check_write(w).ok()).map(|c| write_db(&c).to_string()).filter(|d| d != DEFAULT_DB).collect();
+        if !others.is_empty() {
+            let names: Vec<String> = others.iter().map(|d| js_string(d)).collect();
+            s.push_str(&format!("// It also writes into the database(s) {}, beside the one it is run against.\n", names.join(", ")));
+        }
         s.push_str("// Every document is Extended JSON text, read with EJSON.parse when the script runs.\n");
         let mut index = 0;
         for (n, entry) in self.entries.iter().enumerate() {
@@ -120,15 +126,17 @@ pub fn js_string(s: &str) -> String {
 }
 
 /// The write commands the playground records (the runtime's log, www/runtime/client.js, and the
-/// UI's own writes). A saved state or share link may carry only these, and only these export.
-pub const RECORDED: [&str; 11] = [
+/// UI's own writes). A saved state or share link may carry only these, and only these export;
+/// `aggregate` only when its pipeline ends in `$out` or `$merge`.
+pub const RECORDED: [&str; 12] = [
     "insert", "update", "delete", "findAndModify", "create", "createIndexes", "drop", "dropIndexes",
-    "collMod", "renameCollection", "dropDatabase",
+    "collMod", "renameCollection", "dropDatabase", "aggregate",
 ];
 
 /// The command of a recorded write, if it is one the playground makes: a document whose first
 /// key names a [`RECORDED`] command on a collection (a name without NUL), with no `$` field at
-/// its top (`$db` would send it elsewhere), a rename staying in its database.
+/// its top but `$db` naming a user database (never `admin`, `config` or `local`, where the
+/// server keeps its own data), the same in its bytes; a rename between user databases.
 pub fn check_write(w: &WriteRecord) -> Result<Value, String> {
     let cmd: Value = serde_json::from_str(&w.command).map_err(|e| format!("an unreadable write ({e})"))?;
     let Some(o) = cmd.as_object() else { return Err("a write that is not a document".into()) };
@@ -137,22 +145,49 @@ pub fn check_write(w: &WriteRecord) -> Result<Value, String> {
     if !RECORDED.contains(&name.as_str()) {
         return Err(format!("a command the playground never records ({})", js_string(&shown)));
     }
+    let db = match o.get("$db") {
+        None => None,
+        Some(Value::String(db)) => Some(user_db(db)?),
+        Some(_) => return Err(format!("a {name} command whose $db is not a name")),
+    };
     if let Some(bytes) = &w.bson {
-        if bson_command_name(bytes) != Some(name.as_str()) {
+        let raw = bson::RawDocument::from_bytes(bytes).map_err(|_| format!("a {name} write whose bytes are not a document"))?;
+        let first = raw.iter().next().and_then(|e| e.ok()).map(|(k, _)| k.as_str().to_string());
+        if first.as_deref() != Some(name.as_str()) {
             return Err(format!("a {name} write whose bytes hold another command"));
         }
+        if raw.get_str("$db").ok() != db || (db.is_none() && raw.get("$db").ok().flatten().is_some()) {
+            return Err(format!("a {name} write whose bytes name another database"));
+        }
     }
-    if let Some(k) = o.keys().find(|k| k.starts_with('$')) {
+    if let Some(k) = o.keys().find(|k| k.starts_with('$') && *k != "$db") {
         return Err(format!("a {name} command with a {} field", js_string(&k.chars().take(40).collect::<String>())));
     }
     let coll_ok = |v: &Value| v.as_str().is_some_and(|c| !c.is_empty() && !c.contains('\0'));
     match name.as_str() {
         "dropDatabase" => {}
         "renameCollection" => {
-            let db = |v: &Value| v.as_str().and_then(|ns| ns.split_once('.')).filter(|(_, c)| !c.is_empty()).map(|(d, _)| d.to_string());
-            match (db(target), o.get("to").and_then(db)) {
-                (Some(a), Some(b)) if a == b => {}
-                _ => return Err("a renameCollection between databases".into()),
+            let ns_db = |v: &Value| v.as_str().and_then(|ns| ns.split_once('.')).filter(|(_, c)| !c.is_empty()).map(|(d, _)| d.to_string());
+            match (ns_db(target), o.get("to").and_then(ns_db)) {
+                (Some(a), Some(b)) => {
+                    user_db(&a)?;
+                    user_db(&b)?;
+                }
+                _ => return Err("a renameCollection without two namespaces".into()),
+            }
+        }
+        "aggregate" => {
+            let last = o.get("pipeline").and_then(Value::as_array).and_then(|p| p.last()).and_then(Value::as_object);
+            let into = match last {
+                Some(stage) if stage.len() == 1 && stage.contains_key("$out") => stage.get("$out"),
+                Some(stage) if stage.len() == 1 && stage.contains_key("$merge") => stage.get("$merge").map(|m| m.get("into").unwrap_or(m)),
+                _ => return Err("an aggregate that writes nothing (no $out or $merge at its end)".into()),
+            };
+            if let Some(db) = into.and_then(|t| t.get("db")) {
+                user_db(db.as_str().ok_or("an aggregate whose target database is not a name")?)?;
+            }
+            if !(coll_ok(target) || target.as_f64() == Some(1.0) || target.get("$numberInt").and_then(Value::as_str) == Some("1")) {
+                return Err("an aggregate without a collection name".into());
             }
         }
         _ if coll_ok(target) => {}
@@ -161,15 +196,35 @@ pub fn check_write(w: &WriteRecord) -> Result<Value, String> {
     Ok(cmd)
 }
 
-/// The name of the command in BSON bytes: the key of its first element.
-fn bson_command_name(bytes: &[u8]) -> Option<&str> {
-    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
-    if len != bytes.len() || bytes.last() != Some(&0) || len < 7 {
-        return None;
+/// `name` if it can name a user database: not empty, none of the characters the server refuses
+/// (`/\. "$` and NUL), under 64 bytes, not one the server keeps for itself.
+fn user_db(name: &str) -> Result<&str, String> {
+    let shown = js_string(&name.chars().take(40).collect::<String>());
+    if ["admin", "config", "local"].contains(&name) {
+        return Err(format!("a write into the server's own {shown} database"));
     }
-    let key = bytes.get(5..)?;
-    let end = key.iter().position(|&b| b == 0)?;
-    std::str::from_utf8(&key[..end]).ok()
+    if name.is_empty() || name.len() >= 64 || name.contains(['/', '\\', '.', ' ', '"', '$', '\0']) {
+        return Err(format!("a write into the database {shown}, a name the server refuses"));
+    }
+    Ok(name)
+}
+
+/// The database of a checked write: its `$db`, else the playground's default.
+pub fn write_db(cmd: &Value) -> &str {
+    cmd.get("$db").and_then(Value::as_str).unwrap_or(DEFAULT_DB)
+}
+
+/// The database commands without `$db` run in (mongosh's default, and the engine's).
+pub const DEFAULT_DB: &str = "test";
+
+/// How the export reaches a database: `db` for the default one (the database the script is run
+/// against), `db.getSiblingDB("name")` for the others.
+fn db_expr(name: &str) -> String {
+    if name == DEFAULT_DB {
+        "db".into()
+    } else {
+        format!("db.getSiblingDB({})", js_string(name))
+    }
 }
 
 /// One write as a mongosh statement, its documents as Extended JSON text parsed when the script
@@ -183,33 +238,40 @@ fn bson_command_name(bytes: &[u8]) -> Option<&str> {
 /// document holding a `$` field is built with `Object.fromEntries` (its keys data, its values
 /// built the same way), everything else is still Extended JSON text.
 pub fn statement(w: &WriteRecord) -> Result<String, String> {
-    let cmd = check_write(w)?;
+    let mut cmd = check_write(w)?;
     if w.inexact {
         if let Some(st) = exact_statement(w) {
             return Ok(st);
         }
     }
-    let o = cmd.as_object().ok_or("not a document")?;
+    let target = db_expr(write_db(&cmd));
+    let o = cmd.as_object_mut().ok_or("not a document")?;
+    o.remove("$db");
     let name = o.keys().next().map(String::as_str).unwrap_or_default();
     let coll = o.values().next().and_then(Value::as_str).unwrap_or_default();
     match name {
         "insert" => {
-            if let Some(docs) = cmd.get("documents") {
+            if let Some(docs) = o.get("documents") {
                 if o.keys().all(|k| k == "insert" || k == "documents" || k == "ordered") {
-                    return Ok(format!("db.getCollection({}).insertMany({});", js_string(coll), ejson(docs)));
+                    return Ok(format!("{target}.getCollection({}).insertMany({});", js_string(coll), ejson(docs)));
                 }
             }
         }
         "renameCollection" => {
-            let to = o.get("to").and_then(Value::as_str).and_then(|ns| ns.split_once('.')).map(|(_, c)| c).unwrap_or_default();
-            let from = coll.split_once('.').map(|(_, c)| c).unwrap_or_default();
-            let drop_target = o.get("dropTarget").and_then(Value::as_bool).unwrap_or(false);
-            return Ok(format!("db.getCollection({}).renameCollection({}, {drop_target});", js_string(from), js_string(to)));
+            let split = |v: Option<&Value>| v.and_then(Value::as_str).and_then(|ns| ns.split_once('.')).map(|(d, c)| (d.to_string(), c.to_string()));
+            if let (Some((from_db, from)), Some((to_db, to))) = (split(o.get("renameCollection")), split(o.get("to"))) {
+                if from_db == to_db {
+                    let drop_target = o.get("dropTarget").and_then(Value::as_bool).unwrap_or(false);
+                    return Ok(format!("{}.getCollection({}).renameCollection({}, {drop_target});", db_expr(&from_db), js_string(&from), js_string(&to)));
+                }
+            }
+            // Between databases: an admin command naming both.
+            return Ok(format!("db.adminCommand({});", ejson(&cmd)));
         }
-        "dropDatabase" => return Ok("db.dropDatabase();".into()),
+        "dropDatabase" => return Ok(format!("{target}.dropDatabase();")),
         _ => {}
     }
-    Ok(format!("db.runCommand({});", ejson(&cmd)))
+    Ok(format!("{target}.runCommand({});", ejson(&cmd)))
 }
 
 fn ejson(v: &Value) -> String {
@@ -221,15 +283,33 @@ fn ejson(v: &Value) -> String {
 fn exact_statement(w: &WriteRecord) -> Option<String> {
     let cmd: Value = serde_json::from_str(&w.command).ok()?;
     let raw = bson::RawDocument::from_bytes(w.bson.as_deref()?).ok()?;
+    let target = db_expr(write_db(&cmd));
     let o = cmd.as_object()?;
-    if o.keys().next().map(String::as_str) == Some("insert") && o.keys().all(|k| k == "insert" || k == "documents" || k == "ordered") {
+    if o.keys().next().map(String::as_str) == Some("insert") && o.keys().all(|k| ["insert", "documents", "ordered", "$db"].contains(&k.as_str())) {
         let docs = raw.get_array("documents").ok()?;
-        let (docs, _) = exact_js(cmd.get("documents")?, bson::RawBsonRef::Array(docs))?;
-        let coll = cmd.get("insert")?.as_str()?;
-        return Some(format!("db.getCollection({}).insertMany({docs});", js_string(coll)));
+        let (docs, _) = exact_js(o.get("documents")?, bson::RawBsonRef::Array(docs))?;
+        let coll = o.get("insert")?.as_str()?;
+        return Some(format!("{target}.getCollection({}).insertMany({docs});", js_string(coll)));
     }
-    let (built, _) = exact_js(&cmd, bson::RawBsonRef::Document(raw))?;
-    Some(format!("db.runCommand({built});"))
+    // The command without its `$db` (the statement's target names the database).
+    let mut fields = Vec::new();
+    let mut texts = o.iter().filter(|(k, _)| *k != "$db");
+    for el in raw {
+        let (k, v) = el.ok()?;
+        if k.as_str() == "$db" {
+            continue;
+        }
+        let (tk, tv) = texts.next()?;
+        if k.as_str() != tk {
+            return None;
+        }
+        let (js, _) = exact_js(tv, v)?;
+        fields.push(format!("[{}, {js}]", js_string(tk)));
+    }
+    if texts.next().is_some() {
+        return None;
+    }
+    Some(format!("{target}.runCommand(Object.fromEntries([{}]));", fields.join(", ")))
 }
 
 /// A JavaScript expression giving the value `raw` (whose canonical Extended JSON is `json`) to
@@ -353,9 +433,15 @@ mod tests {
         let bad = [
             (json!({"createUser": "evil", "pwd": "x", "roles": ["root"]}), "never records (\"createUser\")"),
             (json!({"eval": "1"}), "never records"),
-            (json!({"insert": "c", "documents": [], "$db": "admin"}), "$db"),
-            (json!({"renameCollection": "test.a", "to": "admin.a"}), "between databases"),
-            (json!({"renameCollection": "test.a", "to": "a"}), "between databases"),
+            (json!({"insert": "c", "documents": [], "$db": "admin"}), "the server's own \"admin\" database"),
+            (json!({"insert": "c", "documents": [], "$db": "a.b"}), "a name the server refuses"),
+            (json!({"insert": "c", "documents": [], "$db": 1}), "whose $db is not a name"),
+            (json!({"insert": "c", "documents": [], "$comment": 1}), "with a \"$comment\" field"),
+            (json!({"renameCollection": "test.a", "to": "admin.a"}), "the server's own \"admin\" database"),
+            (json!({"renameCollection": "test.a", "to": "a"}), "without two namespaces"),
+            (json!({"aggregate": "a", "pipeline": [{"$match": {}}], "cursor": {}}), "writes nothing"),
+            (json!({"aggregate": "a", "pipeline": [{"$out": {"db": "admin", "coll": "x"}}], "cursor": {}}), "the server's own \"admin\" database"),
+            (json!({"aggregate": "a", "pipeline": [{"$merge": {"into": {"db": "local", "coll": "x"}}}], "cursor": {}}), "the server's own \"local\" database"),
             (json!({"update": {"$ne": 1}, "updates": []}), "without a collection"),
             (json!({"insert": "", "documents": []}), "without a collection"),
             (json!([{"insert": "c"}]), "not a document"),
@@ -369,7 +455,7 @@ mod tests {
             assert!(s.check().is_err(), "{cmd}");
             let text = s.to_mongosh("T", &AuditSet::default(), &BTreeMap::new());
             assert!(text.contains("// Left out: "), "{text}");
-            assert!(!text.lines().any(|l| l.starts_with("db.") && (l.contains("createUser") || l.contains("$db"))), "{text}");
+            assert!(!text.lines().any(|l| l.starts_with("db.") && (l.contains("createUser") || l.contains("admin"))), "{text}");
         }
         let unreadable = WriteRecord::text("c", "{not json");
         assert!(statement(&unreadable).unwrap_err().contains("unreadable"));
@@ -377,6 +463,7 @@ mod tests {
             let cmd = match name {
                 "renameCollection" => json!({"renameCollection": "test.a", "to": "test.b"}),
                 "dropDatabase" => json!({"dropDatabase": 1}),
+                "aggregate" => json!({"aggregate": "c", "pipeline": [{"$merge": {"into": {"db": "archive", "coll": "c"}}}], "cursor": {}}),
                 _ => json!({name: "c"}),
             };
             assert!(statement(&w("c", cmd.clone())).is_ok(), "{cmd}");
@@ -414,6 +501,14 @@ mod tests {
         assert!(check_write(&bad).unwrap_err().contains("another command"));
         bad.bson = Some(vec![1, 2, 3]);
         assert!(check_write(&bad).is_err());
+        // Bytes that would send the write to another database than the text says.
+        bad.bson = Some(bson::doc! {"insert": "c", "documents": [], "$db": "admin"}.to_vec().unwrap());
+        assert!(check_write(&bad).unwrap_err().contains("another database"));
+        let mut elsewhere = w("c", json!({"insert": "c", "documents": [], "$db": "archive"}));
+        elsewhere.bson = Some(bson::doc! {"insert": "c", "documents": [], "$db": "shop"}.to_vec().unwrap());
+        assert!(check_write(&elsewhere).unwrap_err().contains("another database"));
+        elsewhere.bson = Some(bson::doc! {"insert": "c", "documents": [], "$db": "archive"}.to_vec().unwrap());
+        assert!(check_write(&elsewhere).is_ok());
         // An inexact write whose bytes do not match its text is exported from the text, with a note.
         let mut s = Session::default();
         ok.inexact = true;
@@ -447,6 +542,34 @@ mod tests {
         let mut off = recorded("t", bson::doc! { "insert": "t", "documents": [ { "a": { "$date": "x" } } ] });
         off.command = r#"{"insert":"t","documents":[{"b":{"$date":"x"}}]}"#.into();
         assert!(statement(&off).unwrap().starts_with("db.getCollection(\"t\").insertMany(EJSON.parse("));
+    }
+
+    #[test]
+    fn writes_into_other_databases_export_through_get_sibling_db() {
+        let archive = |cmd: Value| w("o", cmd);
+        let ins = archive(json!({"insert": "o", "documents": [{"_id": 1}], "$db": "archive"}));
+        assert_eq!(statement(&ins).unwrap(), r#"db.getSiblingDB("archive").getCollection("o").insertMany(EJSON.parse("[{\"_id\":1}]", { relaxed: false }));"#);
+        let upd = archive(json!({"update": "o", "updates": [{"q": {}, "u": {"$set": {"a": 1}}}], "$db": "archive"}));
+        let st = statement(&upd).unwrap();
+        assert!(st.starts_with(r#"db.getSiblingDB("archive").runCommand(EJSON.parse("{\"update\":\"o\",\"updates\""#), "{st}");
+        assert!(!st.contains("$db"), "{st}");
+        let same = archive(json!({"renameCollection": "archive.o", "to": "archive.p", "$db": "admin"}));
+        assert!(statement(&same).unwrap_err().contains("admin"));
+        let same = archive(json!({"renameCollection": "archive.o", "to": "archive.p"}));
+        assert_eq!(statement(&same).unwrap(), r#"db.getSiblingDB("archive").getCollection("o").renameCollection("p", false);"#);
+        let across = archive(json!({"renameCollection": "test.o", "to": "archive.o"}));
+        assert!(statement(&across).unwrap().starts_with(r#"db.adminCommand(EJSON.parse("{\"renameCollection\":\"test.o\""#));
+        let drop = archive(json!({"dropDatabase": 1, "$db": "archive"}));
+        assert_eq!(statement(&drop).unwrap(), r#"db.getSiblingDB("archive").dropDatabase();"#);
+        // Built from the bytes too, `$db` left out of the command.
+        let exact = recorded("o", bson::doc! { "update": "o", "updates": [ { "q": { "a": { "$oid": "x" } }, "u": { "$set": { "n": 1 } } } ], "$db": "archive" });
+        let st = statement(&exact).unwrap();
+        assert!(st.starts_with(r#"db.getSiblingDB("archive").runCommand(Object.fromEntries([["update", "o"], ["updates", "#), "{st}");
+        assert!(!st.contains("$db"), "{st}");
+        let mut s = Session::default();
+        s.record(Origin::Script { title: "x".into() }, vec![ins, w("o", json!({"insert": "o", "documents": []}))]);
+        let text = s.to_mongosh("T", &AuditSet::default(), &BTreeMap::new());
+        assert!(text.contains("// It also writes into the database(s) \"archive\", beside the one it is run against."), "{text}");
     }
 
     #[test]

@@ -29,9 +29,9 @@ pub fn SizesView() -> impl IntoView {
     let pg = use_pg();
     let colls = LocalResource::new(move || {
         let _ = pg.data_version.get();
-        collections(pg)
+        collections(pg, super::session::DEFAULT_DB.into())
     });
-    let chosen = RwSignal::new(pg.collection.get_untracked().unwrap_or_default());
+    let chosen = RwSignal::new(pg.test_collection());
     let sizes = LocalResource::new(move || {
         let _ = pg.data_version.get();
         let c = chosen.get();

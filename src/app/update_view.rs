@@ -177,7 +177,7 @@ fn short(v: Option<&Value>) -> String {
 #[component]
 pub fn UpdateView() -> impl IntoView {
     let pg = use_pg();
-    let coll = RwSignal::new(pg.collection.get_untracked().unwrap_or_default());
+    let coll = RwSignal::new(pg.test_collection());
     let filter = RwSignal::new("{}".to_string());
     let update = RwSignal::new("{ \"$set\": { } }".to_string());
     let array_filters = RwSignal::new(String::new());
@@ -186,7 +186,7 @@ pub fn UpdateView() -> impl IntoView {
     let preview = RwSignal::new(None::<Result<(f64, f64, Vec<Change>), String>>);
     let names = LocalResource::new(move || {
         let _ = pg.data_version.get();
-        async move { collections(pg).await.map(|v| v.into_iter().map(|c| c.name).collect::<Vec<_>>()).unwrap_or_default() }
+        async move { collections(pg, super::session::DEFAULT_DB.into()).await.map(|v| v.into_iter().map(|c| c.name).collect::<Vec<_>>()).unwrap_or_default() }
     });
     let form = move || parse_form(&filter.get(), &update.get(), &array_filters.get());
     let spec = move || -> Result<Value, String> {

@@ -32,11 +32,12 @@ export function dump(target) {
 }
 
 /** Runs an exported session script headlessly (`make script`, as a course author would) and
- * returns every collection of the database it built: { name: { docs, indexes } }, canonical EJSON. */
-export async function replayExport(script) {
+ * returns every collection of the database it built: { name: { docs, indexes } }, canonical EJSON
+ * (with `allDbs`, every database's: { db: { name: { docs, indexes } } }). */
+export async function replayExport(script, { allDbs = false } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "pp-export-"));
   const file = join(dir, "session.js");
-  await writeFile(file, script + "\n" + DUMP_SNIPPET);
+  await writeFile(file, script + "\n" + (allDbs ? DUMP_ALL_SNIPPET : DUMP_SNIPPET));
   try {
     const stdout = await new Promise((ok, fail) =>
       execFile("make", ["--no-print-directory", "-s", "script", `FILE=${file}`], { cwd: ROOT, maxBuffer: 256 << 20 }, (e, out, err) =>
@@ -51,18 +52,34 @@ export async function replayExport(script) {
 }
 
 // Appended to the exported script: prints every collection as canonical Extended JSON.
-const DUMP_SNIPPET = `
-{
+const DUMP_ONE = `
+const ppDump = (d) => {
   const out = {};
-  for (const n of db.getCollectionNames().sort()) {
+  for (const n of d.getCollectionNames().sort()) {
     out[n] = {
-      docs: EJSON.serialize(db.getCollection(n).find().toArray(), { relaxed: false }),
-      indexes: EJSON.serialize(db.getCollection(n).getIndexes(), { relaxed: false }),
+      docs: EJSON.serialize(d.getCollection(n).find().toArray(), { relaxed: false }),
+      indexes: EJSON.serialize(d.getCollection(n).getIndexes(), { relaxed: false }),
     };
   }
-  print("PP-DUMP " + JSON.stringify(out));
-}
+  return out;
+};
 `;
+const DUMP_SNIPPET = `${DUMP_ONE}print("PP-DUMP " + JSON.stringify(ppDump(db)));\n`;
+const DUMP_ALL_SNIPPET = `${DUMP_ONE}print("PP-DUMP " + JSON.stringify(Object.fromEntries(db.getMongo().getDBNames().map((n) => [n, ppDump(db.getSiblingDB(n))]))));\n`;
+
+/** Every database's collections' documents (canonical EJSON): { db: { coll: docs } }. */
+export function dumpAll(target) {
+  return target.evaluate(async () => {
+    const cmd = async (c) => JSON.parse(await window.ppCommand(JSON.stringify(c)));
+    const out = {};
+    for (const { name: db } of (await cmd({ listDatabases: 1, nameOnly: true, $db: "admin" })).databases) {
+      out[db] = {};
+      const names = (await cmd({ listCollections: 1, $db: db })).cursor.firstBatch.map((c) => c.name).sort();
+      for (const n of names) out[db][n] = (await cmd({ find: n, filter: {}, batchSize: { $numberInt: "1000000" }, $db: db })).cursor.firstBatch;
+    }
+    return out;
+  });
+}
 
 // The same page API in Chromium, Firefox and WebKit (tests/browser/driver.mjs).
 export { ENGINES, enginesToTest, launchEngine } from "./driver.mjs";

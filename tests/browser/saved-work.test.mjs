@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { deflateRawSync } from "node:zlib";
 import { serve } from "./server.mjs";
-import { DIST, launch, dump, replayExport } from "./browser.mjs";
+import { DIST, launch, dump, dumpAll, replayExport } from "./browser.mjs";
 
 let server;
 let browser;
@@ -157,6 +157,42 @@ test("a document with a field named $date keeps its string across a reload (the 
   assert.match(script, /Object\.fromEntries\(\[\["\$date", "2020-01-01T00:00:00Z"\]\]\)/);
   assert.doesNotMatch(script, /Note: a document below/);
   assert.deepEqual((await replayExport(script)).t.docs, expected.t);
+  await context.close();
+});
+
+test("several databases: a script's writes in another database survive a reload, show in the Data tab and export", async () => {
+  const { context, page, errors } = await open();
+  await setScript(page, [
+    'db.orders.insertMany([{ _id: 1, at: 1 }, { _id: 2, at: 2 }]);',
+    'db.orders.aggregate([{ $match: { at: { $lt: 2 } } }, { $merge: { into: { db: "archive", coll: "orders" } } }]);',
+    'db.getSiblingDB("archive").orders.createIndex({ at: 1 });',
+    'db.orders.deleteOne({ _id: 1 });',
+    'print("archived", db.getSiblingDB("archive").orders.countDocuments())',
+  ].join("\n"));
+  await run(page, "archived 1");
+  const expected = {
+    archive: { orders: [{ _id: { $numberInt: "1" }, at: { $numberInt: "1" } }] },
+    test: { orders: [{ _id: { $numberInt: "2" }, at: { $numberInt: "2" } }] },
+  };
+  assert.deepEqual(await dumpAll(page), expected);
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true);
+  await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listDatabases": 1, "nameOnly": true, "$db": "admin"}')).databases.length === 2);
+  assert.deepEqual(await dumpAll(page), expected);
+  // The Data tab offers both databases and shows the archive's documents.
+  await page.getByRole("tab", { name: "Data" }).click();
+  await page.getByRole("combobox", { name: "Database" }).selectOption("archive");
+  await page.locator("section.documents h2", { hasText: "orders" }).waitFor();
+  await page.locator(".doc-row .doc-id", { hasText: "1" }).waitFor();
+  assert.equal(await page.locator(".doc-row").count(), 1);
+  // The export writes there through getSiblingDB, and a headless run of it makes both databases.
+  await page.getByRole("tab", { name: "Export & share" }).click();
+  const script = await page.locator("#export-script").innerText();
+  assert.match(script, /db\.getSiblingDB\("archive"\)\.runCommand\(/);
+  const replayed = await replayExport(script, { allDbs: true });
+  assert.deepEqual(Object.fromEntries(Object.entries(replayed).map(([d, colls]) => [d, Object.fromEntries(Object.entries(colls).map(([c, v]) => [c, v.docs]))])), expected);
+  assert.deepEqual(replayed.archive.orders.indexes.map((i) => i.name), ["_id_", "at_1"]);
+  assert.deepEqual(errors, []);
   await context.close();
 });
 

@@ -172,11 +172,11 @@ fn out_and_merge_return_their_target() {
     let p = Pipeline::parse(&[bson!({ "$limit": 5 }), bson!({ "$out": "archive" })]).unwrap();
     let out = p.run(docs(bson!([{ "_id": 1 }, { "_id": 2 }])), &catalog(), &env()).unwrap();
     assert_eq!(out.docs.len(), 2);
-    assert_eq!(out.out, Some(OutTarget::Out { collection: "archive".into() }));
+    assert_eq!(out.out, Some(OutTarget::Out { db: None, collection: "archive".into() }));
 
-    let p = Pipeline::parse(&[bson!({ "$out": { "db": "test", "coll": "c2" } })]).unwrap();
+    let p = Pipeline::parse(&[bson!({ "$out": { "db": "other", "coll": "c2" } })]).unwrap();
     let out = p.run(vec![], &catalog(), &env()).unwrap();
-    assert_eq!(out.out, Some(OutTarget::Out { collection: "c2".into() }));
+    assert_eq!(out.out, Some(OutTarget::Out { db: Some("other".into()), collection: "c2".into() }));
 
     let p = Pipeline::parse(&[bson!({ "$merge": "totals" })]).unwrap();
     let out = p.run(vec![], &catalog(), &env()).unwrap();

@@ -206,3 +206,20 @@ fn documents_only_without_a_collection() {
     let r = agg(&mut db, vec![doc! {"$unionWith": {"pipeline": [docs]}}]);
     assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().len(), 2, "{r}");
 }
+
+#[test]
+fn out_and_merge_write_into_another_database() {
+    let mut db = new_db(&[src(vec![doc! {"_id": 1, "s": "open"}, doc! {"_id": 2, "s": "done"}])]);
+    agg(&mut db, vec![doc! {"$match": {"s": "done"}}, doc! {"$out": {"db": "archive", "coll": "done"}}]);
+    agg(&mut db, vec![doc! {"$match": {"s": "open"}}, doc! {"$merge": {"into": {"db": "archive", "coll": "open"}}}]);
+    let find = |db: &mut Database, coll: &str, dbname: &str| {
+        let r = db.run_command(&doc! {"find": coll, "$db": dbname});
+        r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().clone()
+    };
+    assert_eq!(find(&mut db, "done", "archive"), vec![Bson::Document(doc! {"_id": 2, "s": "done"})]);
+    assert_eq!(find(&mut db, "open", "archive"), vec![Bson::Document(doc! {"_id": 1, "s": "open"})]);
+    // Nothing of either landed in the source database.
+    let names = db.run_command(&doc! {"listCollections": 1, "nameOnly": true});
+    let names: Vec<&str> = names.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().filter_map(|c| c.as_document()?.get_str("name").ok()).collect();
+    assert_eq!(names, vec!["src"]);
+}

@@ -170,6 +170,40 @@ test('worker: writes carry their BSON bytes, and a replay of the bytes rebuilds 
   assert.equal(JSON.parse(after.reply).cursor.firstBatch.length, 3);
 });
 
+test('worker: several databases: writes name theirs in $db, $merge/$out are logged, a replay of their bytes goes back there, every Run starts on "test"', async () => {
+  await call({ kind: 'reset' });
+  const code = [
+    'db.orders.insertOne({ _id: 1 });',
+    'const archive = db.getSiblingDB("archive");',
+    'archive.orders.insertMany([{ _id: 2 }, { _id: 3 }, { _id: 4 }]);',
+    'archive.orders.bulkWrite([{ deleteOne: { filter: { _id: 4 } } }]);',
+    'db.orders.aggregate([{ $merge: { into: { db: "archive", coll: "copy" } } }]);',
+    'db.orders.aggregate([{ $match: {} }]).toArray();',
+    'print(archive.orders.find().batchSize(1).toArray().length, db.getMongo().getDBNames().join(","));',
+    'db = archive;',
+  ].join('\n');
+  const r = await page.evaluate((code) => window.call({ kind: 'run', filename: 'dbs.js', code }).then((r) => {
+    window.loggedWrites = r.writes;
+    return { error: r.error, output: r.output.map((o) => o.text), commands: r.writes.map((w) => JSON.parse(w.command)) };
+  }), code);
+  assert.equal(r.error, null, r.error?.message);
+  assert.deepEqual(r.output, ['2 archive,test']);
+  assert.deepEqual(r.commands.map((c) => [Object.keys(c)[0], c.$db ?? null]), [['insert', null], ['insert', 'archive'], ['delete', 'archive'], ['aggregate', null]]);
+  // The next Run starts on "test" again, as a new mongosh would.
+  const next = await call({ kind: 'run', filename: 'next.js', code: 'print(db.getName())' });
+  assert.deepEqual(next.output.map((o) => o.text), ['test']);
+  await call({ kind: 'reset' });
+  await page.evaluate(async () => {
+    for (const w of window.loggedWrites) await window.call({ kind: 'commandBson', bson: w.bson });
+  });
+  const archived = await call({ kind: 'command', command: '{"find":"orders","$db":"archive"}' });
+  assert.deepEqual(JSON.parse(archived.reply).cursor.firstBatch, [{ _id: { $numberInt: '2' } }, { _id: { $numberInt: '3' } }]);
+  const copy = await call({ kind: 'command', command: '{"find":"copy","$db":"archive"}' });
+  assert.deepEqual(JSON.parse(copy.reply).cursor.firstBatch, [{ _id: { $numberInt: '1' } }]);
+  const test = await call({ kind: 'command', command: '{"find":"orders"}' });
+  assert.deepEqual(JSON.parse(test.reply).cursor.firstBatch, [{ _id: { $numberInt: '1' } }]);
+});
+
 const SAME = [
   "print({ _id: ObjectId('5fa5694f88211043b23c7f11'), at: ISODate('2024-01-02T03:04:05.678Z'), n: NumberLong(5), d: NumberDecimal('1.5') })",
   "db.same.insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, name: 'user ' + i, tags: ['a', 'b'], at: new Date(i * 1000) })));\nprint(db.same.find({ _id: { $lt: 25 } }).toArray());\nprint(db.same.find());",

@@ -3,7 +3,7 @@
 // does. The client also keeps what a run reports besides its output: the summed cost counters and
 // the log of successful write commands (the UI's export replays them).
 import { BSON, toBytes, fromBytes } from './bson.js';
-import { MongoServerError } from './errors.js';
+import { MongoServerError, MongoshUnimplementedError, CommonErrors } from './errors.js';
 
 const WRITE_COMMANDS = new Set([
   'insert', 'update', 'delete', 'findAndModify', 'create', 'createIndexes', 'drop', 'dropIndexes',
@@ -11,10 +11,30 @@ const WRITE_COMMANDS = new Set([
 ]);
 const STATEMENTS = { insert: 'documents', update: 'updates', delete: 'deletes' };
 
+/** The database a command without `$db` runs in (the engine's default too). */
+export const DEFAULT_DB = 'test';
+
+/** The server's own databases: the playground keeps no users, sharding or oplog there, so a
+ * write into one is refused (reads and admin commands such as listDatabases work). */
+const SYSTEM_DBS = new Set(['admin', 'config', 'local']);
+
 export class Client {
   constructor(engine) {
     this.engine = engine;
+    this.views = new Map();
     this.resetRun();
+  }
+
+  /** The client as one database's commands use it: each command carries `$db` (none for
+   * DEFAULT_DB, so its commands and their logged bytes are what they always were). */
+  forDb(name) {
+    if (name === DEFAULT_DB) return this;
+    let view = this.views.get(name);
+    if (!view) {
+      view = new DbClient(this, name);
+      this.views.set(name, view);
+    }
+    return view;
   }
 
   /** Clears the per-run cost and write log. */
@@ -29,6 +49,7 @@ export class Client {
   }
 
   send(cmd, bytes) {
+    refuseSystemWrite(cmd);
     const reply = fromBytes(this.engine.command(bytes));
     this.addCost(this.engine.lastCost());
     if (reply && Number(reply.ok) !== 0) this.logWrite(cmd, bytes, reply);
@@ -55,12 +76,14 @@ export class Client {
    * writesEJSON() turns them into the log only when a run report asks for it. */
   logWrite(cmd, bytes, reply) {
     const name = Object.keys(cmd)[0];
-    if (!WRITE_COMMANDS.has(name)) return;
+    if (!isWrite(name, cmd)) return;
     const errors = Array.isArray(reply.writeErrors) ? reply.writeErrors.map((e) => e.index) : [];
-    this.writes.push({ name, collection: typeof cmd[name] === 'string' ? cmd[name] : null, bytes, errors });
+    const db = typeof cmd.$db === 'string' ? cmd.$db : DEFAULT_DB;
+    this.writes.push({ name, db, collection: typeof cmd[name] === 'string' ? cmd[name] : null, bytes, errors });
   }
 
-  /** The successful write commands of the run: [{ collection, command, bson, inexact? }].
+  /** The successful write commands of the run: [{ collection, command, bson, inexact? }]
+   * (a command in another database than DEFAULT_DB names it in its `$db`).
    * `bson` is the command's BSON bytes as the engine ran it (the statements that failed left
    * out): the log keeps them, and a replay sends them, so nothing changes type. `command` is the
    * same as canonical Extended JSON text, for reading and the export; `inexact: true` when that
@@ -106,6 +129,69 @@ function hasTypeKey(v) {
     if (EJSON_KEYS.has(k) || hasTypeKey(v[k])) return true;
   }
   return false;
+}
+
+/** A database's view of the client: every command gets `$db` (its bytes too). */
+class DbClient {
+  constructor(client, name) {
+    this.client = client;
+    this.name = name;
+    this.dbBytes = toBytes({ $db: name });
+  }
+
+  raw(cmd) {
+    return this.client.raw({ ...cmd, $db: this.name });
+  }
+
+  command(cmd) {
+    return check(this.raw(cmd));
+  }
+
+  /** A command serialized by the caller (bulk writes): `$db` is appended to its bytes. */
+  commandBytes(cmd, bytes) {
+    const withDb = { ...cmd, $db: this.name };
+    const element = this.dbBytes.subarray(4, this.dbBytes.length - 1);
+    const out = new Uint8Array(bytes.length + element.length);
+    out.set(bytes.subarray(0, bytes.length - 1), 0);
+    out.set(element, bytes.length - 1);
+    out[out.length - 1] = 0;
+    new DataView(out.buffer).setInt32(0, out.length, true);
+    return check(this.client.send(withDb, out));
+  }
+}
+
+/** An aggregation's `$out`/`$merge` stage (its last), or null. */
+function outStage(cmd) {
+  const last = Array.isArray(cmd.pipeline) ? cmd.pipeline[cmd.pipeline.length - 1] : null;
+  if (last === null || typeof last !== 'object') return null;
+  if ('$out' in last) return { db: typeof last.$out === 'object' && last.$out !== null ? last.$out.db : undefined };
+  if ('$merge' in last) {
+    const into = typeof last.$merge === 'object' && last.$merge !== null ? last.$merge.into : undefined;
+    return { db: typeof into === 'object' && into !== null ? into.db : undefined };
+  }
+  return null;
+}
+
+/** A command that changes data: the write commands, and aggregations ending in `$out`/`$merge`
+ * (the log replays them; the engine makes their results again from the same data). */
+function isWrite(name, cmd) {
+  return WRITE_COMMANDS.has(name) || (name === 'aggregate' && outStage(cmd) !== null);
+}
+
+/** Refuses a write into admin, config or local (SYSTEM_DBS), the command's own database or an
+ * aggregation's target. */
+function refuseSystemWrite(cmd) {
+  const name = Object.keys(cmd)[0];
+  if (!isWrite(name, cmd) || name === 'renameCollection') return;
+  const dbs = [typeof cmd.$db === 'string' ? cmd.$db : DEFAULT_DB];
+  if (name === 'aggregate') dbs.push(outStage(cmd).db);
+  const refused = dbs.find((d) => SYSTEM_DBS.has(d));
+  if (refused) {
+    throw new MongoshUnimplementedError(
+      `writes into the server's own "${refused}" database are not supported in the playground: use another database`,
+      CommonErrors.NotImplemented,
+    );
+  }
 }
 
 function check(reply) {

@@ -61,7 +61,7 @@ export class Collection {
   }
 
   get _client() {
-    return this._shell.client;
+    return this._database._client;
   }
 
   get [shellApiType]() {
@@ -93,13 +93,13 @@ export class Collection {
   find(query, projection, options = {}) {
     const opts = { ...options };
     if (projection) opts.projection = projection;
-    return new Cursor(this._shell, this._name, query, opts);
+    return new Cursor(this, this._name, query, opts);
   }
 
   findOne(query = {}, projection, options = {}) {
     const opts = { ...options };
     if (projection) opts.projection = projection;
-    return new Cursor(this._shell, this._name, query, opts).limit(1).next();
+    return new Cursor(this, this._name, query, opts).limit(1).next();
   }
 
   aggregate(...args) {
@@ -113,7 +113,7 @@ export class Collection {
       options = {};
     }
     const { explain, ...aggOptions } = options;
-    const cursor = new AggregationCursor(this._shell, this._name, pipeline, aggOptions);
+    const cursor = new AggregationCursor(this, this._name, pipeline, aggOptions);
     if (explain) return cursor.explain(explain === true ? 'queryPlanner' : explain);
     if (pipeline.some((stage) => stage && typeof stage === 'object' && ('$out' in stage || '$merge' in stage))) cursor.hasNext();
     return cursor;
@@ -125,7 +125,7 @@ export class Collection {
     if (typeof options.limit === 'number') pipeline.push({ $limit: options.limit });
     pipeline.push({ $group: { _id: 1, n: { $sum: 1 } } });
     const { skip, limit, ...rest } = options;
-    const docs = new AggregationCursor(this._shell, this._name, pipeline, rest).toArray();
+    const docs = new AggregationCursor(this, this._name, pipeline, rest).toArray();
     return docs[0]?.n ?? 0;
   }
 
@@ -399,7 +399,7 @@ export class Collection {
     const scale = options.scale || 1;
     let collStats;
     try {
-      collStats = new AggregationCursor(this._shell, this._name, [{ $collStats: { storageStats: { scale: 1 } } }]).toArray();
+      collStats = new AggregationCursor(this, this._name, [{ $collStats: { storageStats: { scale: 1 } } }]).toArray();
     } catch (e) {
       // mongosh falls back to collStats on FailedToParse, 13388 and StaleConfig; the playground
       // also does when the engine has no $collStats stage (unrecognized or NotImplemented):
@@ -442,7 +442,7 @@ export class Collection {
   }
 
   latencyStats(options = {}) {
-    return new AggregationCursor(this._shell, this._name, [{ $collStats: { latencyStats: options } }]).toArray();
+    return new AggregationCursor(this, this._name, [{ $collStats: { latencyStats: options } }]).toArray();
   }
 
   explain(verbosity = 'queryPlanner') {

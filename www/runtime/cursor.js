@@ -7,8 +7,10 @@ import { MongoCursorInUseError, MongoInvalidArgumentError, MongoshInvalidInputEr
 const DISPLAY_BATCH = 20;
 
 class BaseCursor {
-  constructor(shell, collName) {
-    this._shell = shell;
+  /** `owner` is the Collection or Database that made the cursor: its database runs the commands. */
+  constructor(owner, collName) {
+    this._owner = owner;
+    this._shell = owner._shell;
     this._coll = collName;
     this._buffer = null; // the current batch (null until the command ran)
     this._pos = 0; // the next document of the batch to return
@@ -19,7 +21,7 @@ class BaseCursor {
   }
 
   get _client() {
-    return this._shell.client;
+    return this._owner._client;
   }
 
   _ensure() {
@@ -185,8 +187,8 @@ class BaseCursor {
 }
 
 export class Cursor extends BaseCursor {
-  constructor(shell, collName, filter, options = {}) {
-    super(shell, collName);
+  constructor(owner, collName, filter, options = {}) {
+    super(owner, collName);
     const { batchSize, ...rest } = options;
     this._spec = { filter: filter ?? {}, ...rest };
     if (batchSize !== undefined) this._batchSize = batchSize;
@@ -335,8 +337,8 @@ export class Cursor extends BaseCursor {
 }
 
 export class AggregationCursor extends BaseCursor {
-  constructor(shell, collName, pipeline, options = {}) {
-    super(shell, collName);
+  constructor(owner, collName, pipeline, options = {}) {
+    super(owner, collName);
     this._pipeline = pipeline;
     this._options = options;
     if (options.batchSize !== undefined) this._batchSize = options.batchSize;

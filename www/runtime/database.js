@@ -1,5 +1,6 @@
 // The global `db`: mongosh's Database (a Proxy: `db.<name>` is a collection) over the engine,
-// which holds one database, named "test" as mongosh's default.
+// which holds any number of databases; `db` starts on "test", mongosh's default, and
+// `db.getSiblingDB(name)` (or `db.getMongo().getDB(name)`) reaches the others.
 import { addCustomInspect, asPrintable, shellApiType } from './format.js';
 import { Collection, isValidCollectionName } from './collection.js';
 import { AggregationCursor } from './cursor.js';
@@ -22,7 +23,7 @@ export class Database {
   }
 
   get _client() {
-    return this._shell.client;
+    return this._shell.client.forDb(this._name);
   }
 
   get [shellApiType]() {
@@ -42,12 +43,12 @@ export class Database {
   }
 
   getMongo() {
-    return { toString: () => 'mongodb://playground/' };
+    return this._shell.mongo;
   }
 
   getSiblingDB(name) {
-    if (name === this._name) return this._proxy;
-    throw new MongoshInvalidInputError('the playground holds one database: "test"', CommonErrors.InvalidArgument);
+    assertArgsDefinedType([name], ['string'], 'Database.getSiblingDB');
+    return this._shell.getDb(name);
   }
 
   getCollection(name) {
@@ -103,13 +104,13 @@ export class Database {
   }
 
   adminCommand(cmd) {
-    return this.runCommand(cmd);
+    return this._shell.getDb('admin').runCommand(cmd);
   }
 
   aggregate(pipeline = [], options = {}) {
     assertArgsDefinedType([pipeline], [true], 'Database.aggregate');
     const { explain, ...rest } = options;
-    const cursor = new AggregationCursor(this._shell, null, pipeline, rest);
+    const cursor = new AggregationCursor(this, null, pipeline, rest);
     if (explain) return cursor.explain(explain === true ? 'queryPlanner' : explain);
     if (pipeline.some((stage) => stage && typeof stage === 'object' && ('$out' in stage || '$merge' in stage))) cursor.hasNext();
     return cursor;

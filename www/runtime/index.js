@@ -10,10 +10,10 @@
 // written for mongosh 2.x: every shell method is synchronous (the engine is in memory), and each
 // run is its own top-level scope (an async function, so top-level `await` works too).
 import { BSON, shellBson, makePrintableBson, bsonsize, toBytes } from './bson.js';
-import { formatPrint, addCustomInspect, shellApiType, inspect } from './format.js';
+import { formatPrint, addCustomInspect, shellApiType, asPrintable, inspect } from './format.js';
 import { Client } from './client.js';
 import { Database } from './database.js';
-import { MongoshInvalidInputError, MongoshUnimplementedError, CommonErrors } from './errors.js';
+import { MongoshInvalidInputError, MongoshUnimplementedError, CommonErrors, assertArgsDefinedType } from './errors.js';
 import * as errors from './errors.js';
 
 const WRAP_PREFIX = '(async function () {';
@@ -83,7 +83,21 @@ class Session {
     this.hooks = hooks;
     this.output = [];
     this.warningsShown = new Set();
-    this.db = new Database(this);
+    this.databases = new Map();
+    this.db = this.getDb('test');
+    this.mongo = new Mongo(this);
+  }
+
+  /** The Database object of `name` (one per name, as mongosh keeps them). */
+  getDb(name) {
+    assertArgsDefinedType([name], ['string'], 'Mongo.getDB');
+    if (!name.trim()) throw new MongoshInvalidInputError('Database name cannot be empty.', CommonErrors.InvalidArgument);
+    let db = this.databases.get(name);
+    if (!db) {
+      db = new Database(this, name);
+      this.databases.set(name, db);
+    }
+    return db;
   }
 
   setEngine(engine) {
@@ -117,6 +131,7 @@ class Session {
 
   /** Defines the shell's globals on `g` (the realm's global object). */
   install(g) {
+    this.global = g;
     const session = this;
     const print = (...args) => session.emit('out', formatPrint(args, 'print'));
     const printjson = (...args) => session.emit('out', formatPrint(args, 'printjson'));
@@ -164,10 +179,14 @@ class Session {
   }
 
   /** Runs one script; resolves to the run's report (never rejects). `writes: false` leaves out
-   * the write log (converting it to EJSON costs time the Node runner need not spend). */
-  async run(code, filename = 'script.js', { writes = true } = {}) {
+   * the write log (converting it to EJSON costs time the Node runner need not spend).
+   * `freshDb: true` points the global `db` at "test" first, as a new mongosh starts (the site:
+   * every Run is a script of its own); without it a `db = db.getSiblingDB(...)` of an earlier
+   * file holds, as in one mongosh given several files. */
+  async run(code, filename = 'script.js', { writes = true, freshDb = false } = {}) {
     this.output = [];
     this.client.resetRun();
+    if (freshDb && this.global) this.global.db = this.db;
     const source = `${WRAP_PREFIX}${code}\n})\n//# sourceURL=${filename}`;
     let error = null;
     let fn;
@@ -175,6 +194,11 @@ class Session {
       fn = (0, eval)(source);
     } catch (e) {
       error = this.describeError(e, filename);
+      const use = e instanceof SyntaxError ? /^[ \t]*use[ \t]+([^\s;]+)[ \t]*;?[ \t]*$/m.exec(code) : null;
+      if (use) {
+        // mongosh's `use <db>` is a command of its interactive prompt, not JavaScript
+        error.message += ` (\`use ${use[1]}\` works at mongosh's prompt only; in a script write db = db.getSiblingDB(${JSON.stringify(use[1])}))`;
+      }
       if (e instanceof SyntaxError) {
         let where = null;
         try {
@@ -228,6 +252,38 @@ class Session {
   commandBson(bytes) {
     const reply = BSON.deserialize(this.client.engine.command(bytes), { promoteLongs: false, promoteValues: false, promoteBuffers: false });
     return BSON.EJSON.stringify(reply, { relaxed: false });
+  }
+}
+
+/** `db.getMongo()`: the connection's side of several databases. */
+class Mongo {
+  constructor(shell) {
+    this._shell = shell;
+  }
+
+  get [shellApiType]() {
+    return 'Mongo';
+  }
+
+  [asPrintable]() {
+    return 'mongodb://playground/';
+  }
+
+  toString() {
+    return 'mongodb://playground/';
+  }
+
+  getDB(name) {
+    assertArgsDefinedType([name], ['string'], 'Mongo.getDB');
+    return this._shell.getDb(name);
+  }
+
+  getDBNames() {
+    return this.getDBs().databases.map((d) => d.name);
+  }
+
+  getDBs() {
+    return addCustomInspect(this._shell.getDb('admin')._client.command({ listDatabases: 1 }));
   }
 }
 

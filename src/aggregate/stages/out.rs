@@ -11,10 +11,13 @@ use crate::error::{Error, ErrorKind, Result};
 
 #[derive(Debug)]
 pub(crate) struct Out {
+    /// The target database when given (`{ db, coll }`); else the command's own.
+    db: Option<String>,
     coll: String,
 }
 
 pub(crate) fn parse(_name: &'static str, spec: &Bson, _pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
+    let mut db = None;
     let coll = match spec {
         Bson::String(s) => s.clone(),
         Bson::Document(d) => {
@@ -22,7 +25,8 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, _pcx: &ParseCtx) -> Result
             for (k, v) in d {
                 match (k.as_str(), v) {
                     ("coll", Bson::String(s)) => coll = Some(s.clone()),
-                    ("db", Bson::String(_)) | ("timeseries", Bson::Document(_)) => {}
+                    ("db", Bson::String(s)) => db = Some(s.clone()),
+                    ("timeseries", Bson::Document(_)) => {}
                     ("coll" | "db", other) => {
                         return Err(Error::new(
                             ErrorKind::TypeMismatch,
@@ -39,7 +43,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, _pcx: &ParseCtx) -> Result
     if coll.is_empty() {
         return Err(Error::new(ErrorKind::InvalidNamespace, format!("Invalid $out target namespace, test.{coll}")));
     }
-    Ok(Arc::new(Out { coll }))
+    Ok(Arc::new(Out { db, coll }))
 }
 
 impl Stage for Out {
@@ -52,6 +56,6 @@ impl Stage for Out {
     }
 
     fn out_target(&self) -> Option<OutTarget> {
-        Some(OutTarget::Out { collection: self.coll.clone() })
+        Some(OutTarget::Out { db: self.db.clone(), collection: self.coll.clone() })
     }
 }

@@ -151,8 +151,9 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
             ctx.env.add_returned(output.docs.len() as u64);
             Ok(output.docs)
         }
-        Some(OutTarget::Out { collection }) => {
-            out(db, ctx, &collection, output.docs, bypass)?;
+        Some(OutTarget::Out { db: target_db, collection }) => {
+            let target_db = target_db.unwrap_or_else(|| ctx.db.clone());
+            out(db, ctx, &target_db, &collection, output.docs, bypass)?;
             Ok(Vec::new())
         }
         Some(OutTarget::Merge { spec }) => {
@@ -192,8 +193,10 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, ex
 
 /// `$out`: replaces the target's documents with the results, all or nothing. The target keeps
 /// its indexes and options.
-fn out(db: &mut Database, ctx: &mut Ctx, coll: &str, docs: Vec<Document>, bypass: bool) -> Result<()> {
-    let dbname = ctx.db.clone();
+/// `$out` into `dbname.coll`: the collection is replaced by the results (its options and
+/// indexes kept), or created.
+fn out(db: &mut Database, ctx: &mut Ctx, dbname: &str, coll: &str, docs: Vec<Document>, bypass: bool) -> Result<()> {
+    let dbname = dbname.to_string();
     db.check_not_view(&dbname, coll)?;
     let mut staged: Collection = match db.collection(&dbname, coll) {
         Some(c) => c.clone(),
