@@ -108,6 +108,12 @@ error_kinds! {
     UnknownReplWriteConcern = 79,
     QueryPlanKilled = 175,
     MaxSubPipelineDepthExceeded = 232,
+    UnsatisfiableWriteConcern = 100,
+    WriteConflict = 112,
+    TransactionTooOld = 225,
+    NoSuchTransaction = 251,
+    TransactionCommitted = 256,
+    OperationNotSupportedInTransaction = 263,
 }
 
 impl Error {

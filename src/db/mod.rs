@@ -18,6 +18,7 @@ mod planner;
 mod report;
 mod snapshot;
 pub mod storage;
+pub(crate) mod txn;
 pub mod timeseries;
 mod validate;
 mod wire;
@@ -33,6 +34,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 pub use collection::{Collection, Record};
 pub use report::{WriteOp, WriteReport};
+pub use txn::Topology;
 pub use validate::MAX_USER_SIZE;
 
 /// The database a command runs against when it carries no `$db`.
@@ -47,6 +49,11 @@ pub struct Database {
     last_cost: Cost,
     reports: Vec<WriteReport>,
     cursors: cursors::Cursors,
+    topology: Topology,
+    txns: txn::Transactions,
+    /// Set while a command outside the open transaction runs on the collections as they were
+    /// before it (`txn.rs`); the caller swaps them back once the reply is written.
+    txn_swapped: bool,
 }
 
 /// The collections of one database, by name.
@@ -127,9 +134,29 @@ fn nesting_error() -> Error {
 impl Database {
     pub fn new() -> Database {
         let clock = if cfg!(target_arch = "wasm32") { Clock::Fixed(1_704_067_200_000) } else { Clock::System };
-        let mut d = Database { dbs: BTreeMap::new(), clock, ids: IdGen::new(1), last_cost: Cost::default(), reports: Vec::new(), cursors: cursors::Cursors::default() };
+        let mut d = Database {
+            dbs: BTreeMap::new(),
+            clock,
+            ids: IdGen::new(1),
+            last_cost: Cost::default(),
+            reports: Vec::new(),
+            cursors: cursors::Cursors::default(),
+            topology: Topology::default(),
+            txns: txn::Transactions::default(),
+            txn_swapped: false,
+        };
         d.ids = IdGen::new(0x5EED ^ d.now_millis() as u64);
         d
+    }
+
+    /// What the server is: a standalone (the default) or the one member of a replica set, which
+    /// runs multi-document transactions (the playground and `make script` are one).
+    pub fn set_topology(&mut self, topology: Topology) {
+        self.topology = topology;
+    }
+
+    pub fn topology(&self) -> Topology {
+        self.topology
     }
 
     /// Fixes the clock at `millis` since the epoch (tests and reproducible lessons).
@@ -176,7 +203,7 @@ impl Database {
     /// and returns the server's reply document: `{ ..., ok: 1 }` or
     /// `{ ok: 0, errmsg, code, codeName }`. Never panics on user input.
     pub fn run_command(&mut self, cmd: &Document) -> Document {
-        match self.dispatch(cmd) {
+        let reply = match self.dispatch(cmd) {
             Ok(mut d) => {
                 if let Some(batch) = &d.batch {
                     let docs = wire::batch_docs(self, &d.db, batch);
@@ -187,6 +214,16 @@ impl Database {
                 d.reply
             }
             Err(reply) => reply,
+        };
+        self.swap_back();
+        reply
+    }
+
+    /// After a command outside the open transaction, once its reply is written: the
+    /// transaction's collections go back in place.
+    fn swap_back(&mut self) {
+        if std::mem::take(&mut self.txn_swapped) {
+            self.swap_before();
         }
     }
 
@@ -194,7 +231,9 @@ impl Database {
     /// stored documents a find returns (what the WebAssembly bindings use).
     pub fn run_command_bytes(&mut self, cmd: &Document) -> Vec<u8> {
         let result = self.dispatch(cmd);
-        self.reply_bytes(result)
+        let bytes = self.reply_bytes(result);
+        self.swap_back();
+        bytes
     }
 
     /// [`Database::run_command_bytes`] for a command given as BSON bytes (what the WebAssembly
@@ -210,7 +249,9 @@ impl Database {
                 Err(e) => self.refuse(Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}"))),
             }
         };
-        self.reply_bytes(result)
+        let bytes = self.reply_bytes(result);
+        self.swap_back();
+        bytes
     }
 
     /// A dispatch result as reply bytes: a find's stored documents are written straight from
@@ -245,8 +286,51 @@ impl Database {
     /// Runs a command already checked for nesting.
     fn execute(&mut self, cmd: &Document) -> std::result::Result<commands::Dispatched, Document> {
         self.reports.clear();
+        let db = match cmd.get("$db") {
+            Some(bson::Bson::String(s)) => s.clone(),
+            _ => DEFAULT_DB.to_string(),
+        };
+        let route = match self.before_command(cmd, &db) {
+            Ok(route) => route,
+            Err(e) => return self.refuse(e),
+        };
+        let inside = match route {
+            txn::Route::Done(mut reply) => {
+                self.last_cost = Cost::default();
+                reply.insert("ok", 1.0);
+                return Ok(commands::Dispatched { reply, db, batch: None });
+            }
+            txn::Route::Outside => {
+                self.txn_swapped = true;
+                false
+            }
+            txn::Route::Inside => true,
+            txn::Route::Plain => false,
+        };
         let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
-        match commands::dispatch(self, cmd, env) {
+        let result = commands::dispatch(self, cmd, env);
+        if inside {
+            // In a transaction a write error fails the whole command (write_ops_exec.cpp,
+            // `handleError`), and any failure aborts the transaction.
+            if let Ok((d, cost)) = &result {
+                if let Some(first) = d.reply.get_array("writeErrors").ok().and_then(|e| e.first()).and_then(bson::Bson::as_document) {
+                    let mut reply = first.clone();
+                    reply.remove("index");
+                    let cost = cost.clone();
+                    self.after_inside(true);
+                    self.last_cost = cost;
+                    let mut out = Document::new();
+                    out.insert("ok", 0.0);
+                    if let Ok(code) = reply.get_i32("code") {
+                        out.insert("codeName", ErrorKind::from_code(code).code_name());
+                    }
+                    out.extend(reply);
+                    return Err(out);
+                }
+            }
+            self.after_inside(result.is_err());
+        }
+        match result {
             Ok((mut d, cost)) => {
                 self.last_cost = cost;
                 d.reply.insert("ok", 1.0);

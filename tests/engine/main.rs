@@ -17,4 +17,5 @@ mod props;
 mod query;
 mod schema;
 mod update;
+mod transactions;
 mod validation;

@@ -95,6 +95,9 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("getMore", server::get_more),
     ("killCursors", server::kill_cursors),
     ("endSessions", server::ping),
+    // Answered by the transaction layer (db/txn.rs) when they belong to a transaction.
+    ("commitTransaction", server::outside_transaction),
+    ("abortTransaction", server::outside_transaction),
     ("connectionStatus", server::connection_status),
     ("serverStatus", server::server_status),
     ("ppPreviewUpdate", preview::run),
@@ -120,16 +123,32 @@ pub(super) fn dispatch(db: &mut Database, cmd: &Document, env: Env) -> std::resu
     let Some((_, handler)) = COMMANDS.iter().find(|(n, _)| *n == name) else {
         return Err((Error::new(ErrorKind::CommandNotFound, format!("no such command: '{name}'")), Cost::default()));
     };
-    if let Err(e) = check_write_concern(name.as_str(), cmd) {
-        return Err((e, Cost::default()));
-    }
+    let concern_error = match check_write_concern(name.as_str(), cmd, db.topology()) {
+        Ok(e) => e,
+        Err(e) => return Err((e, Cost::default())),
+    };
     let mut ctx = Ctx { db: db_name, env, batch: None };
     let result = handler(db, &mut ctx, cmd);
     let cost = ctx.env.cost();
     match result {
-        Ok(reply) => Ok((Dispatched { reply, db: ctx.db, batch: ctx.batch }, cost)),
+        Ok(mut reply) => {
+            if let Some(e) = concern_error {
+                reply.insert("writeConcernError", e);
+            }
+            Ok((Dispatched { reply, db: ctx.db, batch: ctx.batch }, cost))
+        }
         Err(e) => Err((e, cost)),
     }
+}
+
+/// True for the commands that change data (not `aggregate`, whose `$out`/`$merge` the caller
+/// looks for).
+pub(crate) fn is_write_command(name: &str) -> bool {
+    matches!(
+        name,
+        "insert" | "update" | "delete" | "findAndModify" | "findandmodify" | "create" | "drop" | "dropDatabase"
+            | "renameCollection" | "collMod" | "createIndexes" | "dropIndexes" | "deleteIndexes" | "bulkWrite"
+    )
 }
 
 /// The commands that take a `writeConcern`.
@@ -138,30 +157,42 @@ const WRITE_CONCERN_COMMANDS: &[&str] = &[
     "renameCollection", "collMod", "createIndexes", "dropIndexes", "deleteIndexes", "aggregate",
 ];
 
-/// A write concern's `w` as a standalone server checks it (write_concern.cpp,
-/// `validateWriteConcern`): a count of at most one node, or `"majority"`; a tag set name needs a
-/// replica set.
-fn check_write_concern(command: &str, cmd: &Document) -> Result<()> {
+/// A write concern's `w` as the server checks it (write_concern.cpp, `validateWriteConcern`). A
+/// standalone refuses a count above one node and a tag set name outright. A one-member replica
+/// set does the write, then reports that the concern could not be met (`writeConcernError`:
+/// too few members for a count above one, no such mode for a tag set name).
+fn check_write_concern(command: &str, cmd: &Document, topology: crate::db::Topology) -> Result<Option<Document>> {
     if !WRITE_CONCERN_COMMANDS.contains(&command) {
-        return Ok(());
+        return Ok(None);
     }
-    let Some(Bson::Document(wc)) = cmd.get("writeConcern") else { return Ok(()) };
-    let Some(w) = wc.get("w") else { return Ok(()) };
+    let Some(Bson::Document(wc)) = cmd.get("writeConcern") else { return Ok(None) };
+    let Some(w) = wc.get("w") else { return Ok(None) };
+    let replica_set = topology == crate::db::Topology::ReplicaSet;
     if let Some(n) = crate::value::number::Number::from_bson(w).map(|n| n.to_f64()) {
         if !(0.0..=50.0).contains(&n) {
             return Err(Error::failed_to_parse(format!("w has to be a non-negative number and not greater than 50; found: {}", n as i64)));
         }
         if n >= 2.0 {
+            if replica_set {
+                return Ok(Some(bson::doc! {"code": 100, "codeName": "UnsatisfiableWriteConcern", "errmsg": "Not enough data-bearing nodes"}));
+            }
             return Err(Error::bad_value("cannot use 'w' > 1 when a host is not replicated"));
         }
     } else if let Bson::String(mode) = w {
         if mode != "majority" {
+            if replica_set {
+                return Ok(Some(bson::doc! {
+                    "code": 79,
+                    "codeName": "UnknownReplWriteConcern",
+                    "errmsg": format!("No write concern mode named '{mode}' found in replica set configuration"),
+                }));
+            }
             return Err(Error::bad_value(format!(
                 "cannot use non-majority 'w' mode \"{mode}\" when a host is not a member of a replica set"
             )));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Evaluates a command's `let` option into variables for the environment.

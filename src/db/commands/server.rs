@@ -52,12 +52,26 @@ fn hello_fields(ctx: &Ctx, primary_field: &str) -> Document {
     }
 }
 
-pub(super) fn hello(_db: &mut Database, ctx: &mut Ctx, _cmd: &Document) -> Result<Document> {
-    Ok(hello_fields(ctx, "isWritablePrimary"))
+pub(super) fn hello(db: &mut Database, ctx: &mut Ctx, _cmd: &Document) -> Result<Document> {
+    Ok(with_topology(db, hello_fields(ctx, "isWritablePrimary")))
 }
 
-pub(super) fn is_master(_db: &mut Database, ctx: &mut Ctx, _cmd: &Document) -> Result<Document> {
-    Ok(hello_fields(ctx, "ismaster"))
+pub(super) fn is_master(db: &mut Database, ctx: &mut Ctx, _cmd: &Document) -> Result<Document> {
+    Ok(with_topology(db, hello_fields(ctx, "ismaster")))
+}
+
+/// A one-member replica set's `hello` also names the set and its member.
+fn with_topology(db: &Database, mut reply: Document) -> Document {
+    if db.topology() == crate::db::Topology::ReplicaSet {
+        reply.extend(crate::db::txn::replica_set_fields());
+    }
+    reply
+}
+
+/// `commitTransaction`/`abortTransaction` that reached the command table: not in a transaction.
+pub(super) fn outside_transaction(_db: &mut Database, _ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let name = cmd.keys().next().map(String::as_str).unwrap_or_default();
+    Err(crate::error::Error::new(crate::error::ErrorKind::InvalidOptions, format!("{name} must be run within a transaction")))
 }
 
 /// `getMore`: the next batch of an open cursor (`db::cursors`).
