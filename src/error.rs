@@ -108,6 +108,7 @@ error_kinds! {
     UnknownReplWriteConcern = 79,
     QueryPlanKilled = 175,
     MaxSubPipelineDepthExceeded = 232,
+    NoQueryExecutionPlans = 291,
 }
 
 impl Error {

@@ -18,3 +18,4 @@ mod query;
 mod schema;
 mod update;
 mod validation;
+mod wildcard;
