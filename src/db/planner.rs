@@ -134,6 +134,12 @@ enum PredKind<'a> {
     /// A regular expression (`/re/` or `$regex`): its string range and the regex itself.
     /// Only wildcard indexes take it so far.
     Regex(Vec<Interval<'a>>),
+    /// `$type`: the ranges of its types (`None`: a type without bounds here). Only wildcard
+    /// indexes take it so far.
+    Type(Option<Vec<Interval<'a>>>),
+    /// `$ne: null`: every value but null and undefined. Only wildcard indexes take it so far,
+    /// on a path without arrays (the server's `notEqualsNullCanUseIndex`).
+    NotNull,
 }
 
 impl PredKind<'_> {
@@ -235,6 +241,11 @@ fn operator_predicates<'a>(path: &Cow<'a, str>, v: &'a Bson, group: Option<usize
                 }
             }
             "$exists" if truthy(arg) => PredKind::Exists,
+            "$type" => match crate::query::element::type_::TypeSet::parse(arg) {
+                Ok(set) if !set.is_empty() => PredKind::Type(type_intervals(&set)),
+                _ => continue,
+            },
+            "$ne" if matches!(arg, Bson::Null) => PredKind::NotNull,
             "$regex" => {
                 let options = match ops.get("$options") {
                     Some(Bson::String(o)) => o.as_str(),
@@ -278,6 +289,51 @@ fn truthy(v: &Bson) -> bool {
         Bson::Null | Bson::Undefined => false,
         other => value::Number::from_bson(other).map(|n| n.to_f64() != 0.0).unwrap_or(true),
     }
+}
+
+/// The ranges of a `$type` set, as the server's `IndexBoundsBuilder` makes them: each type
+/// from its smallest to its largest value, both included (numbers from NaN to infinity,
+/// strings from `""` to `{}`, documents from `{}` to `[]`); `array` takes every value (an
+/// array is indexed by its elements). `None` for a type the engine has no bounds for.
+fn type_intervals<'a>(set: &crate::query::element::type_::TypeSet) -> Option<Vec<Interval<'a>>> {
+    let range = |lo: Bson, hi: Bson| Interval { lo: Cow::Owned(lo), lo_incl: true, hi: Cow::Owned(hi), hi_incl: true };
+    let numbers = || range(Bson::Double(f64::NAN), Bson::Double(f64::INFINITY));
+    let mut out = Vec::new();
+    if set.all_numbers {
+        out.push(numbers());
+    }
+    for t in &set.types {
+        out.push(match t {
+            1 | 16 | 18 | 19 => numbers(),
+            2 => range(Bson::String(String::new()), Bson::Document(Document::new())),
+            3 => range(Bson::Document(Document::new()), Bson::Array(Vec::new())),
+            4 => return Some(vec![Interval::full()]),
+            6 => Interval::point(Cow::Owned(Bson::Undefined)),
+            7 => range(Bson::ObjectId(ObjectId::from_bytes([0; 12])), Bson::ObjectId(ObjectId::from_bytes([0xff; 12]))),
+            8 => range(Bson::Boolean(false), Bson::Boolean(true)),
+            9 => range(Bson::DateTime(bson::DateTime::MIN), Bson::DateTime(bson::DateTime::MAX)),
+            10 => Interval::point(Cow::Owned(Bson::Null)),
+            17 => range(Bson::Timestamp(bson::Timestamp { time: 0, increment: 0 }), Bson::Timestamp(bson::Timestamp { time: u32::MAX, increment: u32::MAX })),
+            -1 => Interval::point(Cow::Owned(Bson::MinKey)),
+            127 => Interval::point(Cow::Owned(Bson::MaxKey)),
+            _ => return None,
+        });
+    }
+    out.sort_by(|a, b| value::compare(&a.lo, &b.lo));
+    // Merge the ranges that overlap (several numeric types share one).
+    let mut merged: Vec<Interval<'a>> = Vec::with_capacity(out.len());
+    for iv in out {
+        match merged.last_mut() {
+            Some(last) if value::compare(&iv.lo, &last.hi) != Ordering::Greater => {
+                if value::compare(&iv.hi, &last.hi) == Ordering::Greater {
+                    last.hi = iv.hi;
+                    last.hi_incl = iv.hi_incl;
+                }
+            }
+            _ => merged.push(iv),
+        }
+    }
+    Some(merged)
 }
 
 /// The bounds of a regular expression, as the server's `IndexBoundsBuilder` makes them: the
@@ -523,7 +579,8 @@ fn wildcard_usable(kind: &PredKind) -> bool {
         PredKind::Points(vs) => vs.iter().all(|v| !matches!(v, Bson::Null | Bson::Undefined) && (!is_doc(v) || empty_doc(v))),
         // `$lte: {}` is the only range on documents a wildcard index answers (`[{}, {}]`).
         PredKind::Range(r) => !(is_doc(&r.lo) || is_doc(&r.hi)) || (empty_doc(&r.lo) && empty_doc(&r.hi) && r.lo_incl && r.hi_incl),
-        PredKind::Exists | PredKind::Regex(_) => true,
+        PredKind::Exists | PredKind::Regex(_) | PredKind::NotNull => true,
+        PredKind::Type(ivs) => ivs.is_some(),
     }
 }
 
@@ -539,6 +596,11 @@ fn wildcard_pred_intervals<'a>(kind: &PredKind<'a>) -> Vec<Interval<'a>> {
         PredKind::Range(r) => vec![r.clone()],
         PredKind::Exists => vec![Interval::full()],
         PredKind::Regex(ivs) => ivs.clone(),
+        PredKind::Type(ivs) => ivs.clone().unwrap_or_default(),
+        PredKind::NotNull => vec![
+            Interval { lo: Cow::Owned(Bson::MinKey), lo_incl: true, hi: Cow::Owned(Bson::Undefined), hi_incl: false },
+            Interval { lo: Cow::Owned(Bson::Null), lo_incl: false, hi: Cow::Owned(Bson::MaxKey), hi_incl: true },
+        ],
     }
 }
 
@@ -593,7 +655,7 @@ fn wildcard_scan<'a>(i: usize, ix: &Index, path: &str, preds: &Preds<'a>, sort: 
     }
     // The predicates on the path, combined as a multikey path allows (two conditions on an
     // array's path combine only within one `$elemMatch` over it).
-    let usable: Vec<&Pred<'a>> = preds.of(path).filter(|p| wildcard_usable(&p.kind)).collect();
+    let usable: Vec<&Pred<'a>> = preds.of(path).filter(|p| wildcard_usable(&p.kind) && !(matches!(p.kind, PredKind::NotNull) && !multikey.is_empty())).collect();
     let first = *usable.first()?;
     let first = usable.iter().find(|p| matches!(p.kind, PredKind::Points(_))).copied().unwrap_or(first);
     let combinable = |a: Option<usize>, b: Option<usize>| multikey.is_empty() || (a.is_some() && a == b && multikey.iter().all(|p| covers(preds, a, p)));

@@ -132,7 +132,7 @@ impl Wildcard {
     /// The keys of `doc` (`(path, value)`, each once, in the generator's order) and the paths
     /// of the arrays met.
     pub fn keys(&self, doc: &Document) -> (Vec<(String, Bson)>, Vec<String>) {
-        let mut out = KeyOut { keys: Vec::new(), seen: std::collections::HashSet::new(), multikey: Vec::new() };
+        let mut out = KeyOut { keys: Vec::new(), seen: std::collections::HashSet::new(), multikey: Vec::new(), multikey_seen: std::collections::HashSet::new() };
         let mut path = String::new();
         if self.only_id_excluded() {
             traverse_doc(doc, &mut path, &mut out, true);
@@ -238,6 +238,7 @@ struct KeyOut {
     keys: Vec<(String, Bson)>,
     seen: std::collections::HashSet<(String, Vec<u8>)>,
     multikey: Vec<String>,
+    multikey_seen: std::collections::HashSet<String>,
 }
 
 impl KeyOut {
@@ -248,7 +249,7 @@ impl KeyOut {
     }
 
     fn multikey(&mut self, path: &str) {
-        if !self.multikey.iter().any(|p| p == path) {
+        if self.multikey_seen.insert(path.to_string()) {
             self.multikey.push(path.to_string());
         }
     }

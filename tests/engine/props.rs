@@ -96,6 +96,9 @@ fn command() -> impl Strategy<Value = (Document, bool)> {
         (field(), filter()).prop_map(|(k, q)| (doc! {"distinct": "c", "key": k, "query": q}, true)),
         filter().prop_map(|q| (doc! {"aggregate": "c", "pipeline": [{"$match": q}, {"$group": {"_id": "$a", "n": {"$sum": 1}}}], "cursor": {}}, true)),
         Just((doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}, true)),
+        Just((doc! {"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "all"}]}, true)),
+        Just((doc! {"createIndexes": "c", "indexes": [{"key": {"a.$**": -1}, "name": "a_all"}]}, true)),
+        Just((doc! {"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "proj", "wildcardProjection": {"arr": 1, "e.f": 1, "_id": 1}}]}, true)),
         (filter(), update()).prop_map(|(q, u)| (doc! {"ppPreviewUpdate": "c", "q": q, "u": u}, true)),
     ]
 }
@@ -214,7 +217,9 @@ fn index_filter() -> impl Strategy<Value = Document> {
         (v.clone(), v.clone()).prop_map(|(x, y)| doc! {"c": {"$elemMatch": {"d": x, "e": {"$gte": y}}}}),
         (f.clone(), v).prop_map(|(f, x)| doc! {"$or": [{f: x}, {"a": {"$gt": 1}}]}),
         (f.clone(), any::<bool>()).prop_map(|(f, b)| doc! {f: {"$exists": b}}),
-        (f, prop::sample::select(vec!["^s", "s", "^$", "^t"])).prop_map(|(f, re)| doc! {f: {"$regex": re}}),
+        (f.clone(), prop::sample::select(vec!["^s", "s", "^$", "^t"])).prop_map(|(f, re)| doc! {f: {"$regex": re}}),
+        (f.clone(), prop::sample::select(vec!["number", "string", "null", "array", "object", "double", "int"])).prop_map(|(f, t)| doc! {f: {"$type": t}}),
+        f.prop_map(|f| doc! {f: {"$ne": null}}),
     ];
     prop::collection::vec(leaf, 1..4).prop_map(|fs| {
         let mut d = Document::new();

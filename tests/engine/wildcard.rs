@@ -153,6 +153,23 @@ fn ranges_in_lists_exists_and_regex_prefixes_have_bounds_on_the_path() {
     );
     assert_eq!((int(&st, "nReturned"), int(&st, "totalKeysExamined"), int(&st, "totalDocsExamined")), (sized, 2 * sized, sized));
 
+    // `$type` scans its types' ranges; `$ne: null` every value (and the subpaths) of a path
+    // without arrays.
+    let numbers = watts.len() as i64;
+    let (win, st) = explain(&mut db, doc! {"filter": {"specs.watts": {"$type": "number"}}});
+    assert_eq!(ixscan(&win).unwrap().get_document("indexBounds").unwrap().get("specs.watts").unwrap(), &strs(&["[nan.0, inf.0]"]));
+    assert_eq!((int(&st, "nReturned"), int(&st, "totalKeysExamined")), (numbers, numbers));
+    let (win, _) = explain(&mut db, doc! {"filter": {"specs.color": {"$type": ["string", "bool"]}}});
+    assert_eq!(ixscan(&win).unwrap().get_document("indexBounds").unwrap().get("specs.color").unwrap(), &strs(&["[\"\", {}]", "[false, true]"]));
+    let (win, st) = explain(&mut db, doc! {"filter": {"specs.watts": {"$ne": null}}});
+    assert_eq!(
+        ixscan(&win).unwrap().get_document("indexBounds").unwrap(),
+        &doc! {"$_path": strs(&["[\"specs.watts\", \"specs.watts\"]", "[\"specs.watts.\", \"specs.watts/\")"]), "specs.watts": strs(&["[MinKey, MaxKey]"])}
+    );
+    assert_eq!((int(&st, "nReturned"), int(&st, "totalDocsExamined")), (numbers, numbers));
+    let (win, _) = explain(&mut db, doc! {"filter": {"specs.tags": {"$ne": null}}});
+    assert_eq!(win.get_str("stage").unwrap(), "COLLSCAN", "tags holds arrays: {win}");
+
     // An anchored regex scans the strings with its prefix.
     let st_count = colors.iter().filter(|v| v.as_str().is_some_and(|s| s.starts_with("st"))).count() as i64;
     let (win, st) = explain(&mut db, doc! {"filter": {"specs.color": {"$regex": "^st"}}});
