@@ -238,8 +238,42 @@ impl Index {
                 ));
             }
         }
+        // `wildcardProjection` as the server's `validateIndexSpec` checks it.
+        if let Some(p) = spec.get("wildcardProjection") {
+            let wildcard = key.keys().any(|k| k == "$**" || k.ends_with(".$**"));
+            if !wildcard {
+                return Err(Error::bad_value("The field 'wildcardProjection' is only allowed in 'wildcard' indexes"));
+            }
+            let Bson::Document(p) = p else {
+                return Err(Error::type_mismatch(format!(
+                    "The field 'wildcardProjection' must be a non-empty object, but got {}",
+                    value::types::type_name(p)
+                )));
+            };
+            if !key.contains_key("$**") {
+                return Err(Error::failed_to_parse("The field 'wildcardProjection' is only allowed when 'key' is {\"$**\": ±1}"));
+            }
+            if p.is_empty() {
+                return Err(Error::failed_to_parse("The 'wildcardProjection' field can't be an empty object"));
+            }
+        }
         let is_id = key.len() == 1 && key.keys().next().map(|k| k == "_id").unwrap_or(false);
         let flag = |f: &str| spec.get(f).map(truthy).unwrap_or(false);
+        // The server's catalog checks of a wildcard index (`IndexCatalogImpl::_isSpecOk`).
+        if key.keys().any(|k| k == "$**" || k.ends_with(".$**")) {
+            let refused = if flag("sparse") {
+                Some("does not support the sparse option")
+            } else if flag("unique") {
+                Some("does not support the unique option")
+            } else if spec.contains_key("expireAfterSeconds") {
+                Some("cannot be a TTL index")
+            } else {
+                None
+            };
+            if let Some(what) = refused {
+                return Err(Error::new(ErrorKind::CannotCreateIndex, format!("Index type 'wildcard' {what}")));
+            }
+        }
         let unique = flag("unique") || (is_id && name == ID_INDEX_NAME);
         let sparse = flag("sparse");
         let partial = match spec.get("partialFilterExpression") {

@@ -261,3 +261,27 @@ fn keys_follow_writes_and_projections() {
     // `_id` projected: two keys for the one document (`_id` and `a.b`).
     assert_eq!(int(v.get_document("keysPerIndex").unwrap(), "all"), 2, "{v}");
 }
+
+#[test]
+fn a_wildcard_index_is_never_sparse_unique_or_ttl() {
+    let mut db = Database::new();
+    for (option, value, msg) in [
+        ("sparse", Bson::Boolean(true), "Index type 'wildcard' does not support the sparse option"),
+        ("unique", Bson::Boolean(true), "Index type 'wildcard' does not support the unique option"),
+        ("expireAfterSeconds", Bson::Int32(60), "Index type 'wildcard' cannot be a TTL index"),
+    ] {
+        let mut spec = doc! {"key": {"specs.$**": 1}, "name": "w"};
+        spec.insert(option, value);
+        let r = db.run_command(&doc! {"createIndexes": "c", "indexes": [spec]});
+        assert_eq!((r.get_i32("code").ok(), r.get_str("errmsg").ok()), (Some(67), Some(msg)), "{r}");
+    }
+    for (key, projection, code, msg) in [
+        (doc! {"a": 1}, Bson::Document(doc! {"a": 1}), 2, "The field 'wildcardProjection' is only allowed in 'wildcard' indexes"),
+        (doc! {"$**": 1}, Bson::Int32(1), 14, "The field 'wildcardProjection' must be a non-empty object, but got int"),
+        (doc! {"a.$**": 1}, Bson::Document(doc! {"a": 1}), 9, "The field 'wildcardProjection' is only allowed when 'key' is {\"$**\": ±1}"),
+        (doc! {"$**": 1}, Bson::Document(doc! {}), 9, "The 'wildcardProjection' field can't be an empty object"),
+    ] {
+        let r = db.run_command(&doc! {"createIndexes": "c", "indexes": [{"key": key, "name": "w", "wildcardProjection": projection}]});
+        assert_eq!((r.get_i32("code").ok(), r.get_str("errmsg").ok()), (Some(code), Some(msg)), "{r}");
+    }
+}
