@@ -364,7 +364,8 @@ fn all_strings<'a>() -> Interval<'a> {
 /// The literal prefix every match of an anchored regex starts with (`None`: no such prefix,
 /// or flags that change what `^` or a letter matches).
 fn regex_prefix(pattern: &str, options: &str) -> Option<String> {
-    if options.contains('i') || options.contains('m') || options.contains('x') {
+    // An alternation anywhere may match without the prefix (`^a|b`).
+    if options.contains('i') || options.contains('m') || options.contains('x') || pattern.contains('|') {
         return None;
     }
     let rest = pattern.strip_prefix('^').or_else(|| pattern.strip_prefix("\\A"))?;

@@ -217,7 +217,7 @@ fn index_filter() -> impl Strategy<Value = Document> {
         (v.clone(), v.clone()).prop_map(|(x, y)| doc! {"c": {"$elemMatch": {"d": x, "e": {"$gte": y}}}}),
         (f.clone(), v).prop_map(|(f, x)| doc! {"$or": [{f: x}, {"a": {"$gt": 1}}]}),
         (f.clone(), any::<bool>()).prop_map(|(f, b)| doc! {f: {"$exists": b}}),
-        (f.clone(), prop::sample::select(vec!["^s", "s", "^$", "^t"])).prop_map(|(f, re)| doc! {f: {"$regex": re}}),
+        (f.clone(), prop::sample::select(vec!["^s", "s", "^$", "^t", "^t|s", "^s?", "^(s)"])).prop_map(|(f, re)| doc! {f: {"$regex": re}}),
         (f.clone(), prop::sample::select(vec!["number", "string", "null", "array", "object", "double", "int"])).prop_map(|(f, t)| doc! {f: {"$type": t}}),
         f.prop_map(|f| doc! {f: {"$ne": null}}),
     ];

@@ -176,6 +176,10 @@ fn ranges_in_lists_exists_and_regex_prefixes_have_bounds_on_the_path() {
     let ix = ixscan(&win).unwrap();
     assert_eq!(ix.get_document("indexBounds").unwrap().get("specs.color").unwrap(), &strs(&["[\"st\", \"su\")", "[/^st/, /^st/]"]));
     assert_eq!((int(&st, "nReturned"), int(&st, "totalKeysExamined")), (st_count, st_count));
+    // An alternation has no prefix: every string is scanned.
+    let (win, st) = explain(&mut db, doc! {"filter": {"specs.color": {"$regex": "^x|st"}}});
+    assert_eq!(ixscan(&win).unwrap().get_document("indexBounds").unwrap().get("specs.color").unwrap(), &strs(&["[\"\", {})", "[/^x|st/, /^x|st/]"]));
+    assert_eq!((int(&st, "nReturned"), int(&st, "totalKeysExamined")), (st_count, colors.len() as i64));
 }
 
 #[test]
