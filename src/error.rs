@@ -114,6 +114,7 @@ error_kinds! {
     NoSuchTransaction = 251,
     TransactionCommitted = 256,
     OperationNotSupportedInTransaction = 263,
+    NoQueryExecutionPlans = 291,
 }
 
 impl Error {

@@ -15,6 +15,8 @@ use crate::value;
 
 use crate::value::display;
 
+use super::wildcard::{self, Wildcard};
+
 /// The name of the `_id` index.
 pub const ID_INDEX_NAME: &str = "_id_";
 
@@ -38,6 +40,9 @@ pub struct Index {
     /// Per key field, the paths of the arrays documents had along it (the server's
     /// `multiKeyPaths`): fields sharing one cannot have their bounds combined.
     pub multikey_paths: Vec<Vec<String>>,
+    /// A wildcard index (`{ "$**": 1 }`, `{ "a.$**": 1 }`): its keys are `{ $_path, value }`
+    /// (see `wildcard.rs`), and its multikey paths are kept there.
+    pub wildcard: Option<Wildcard>,
 }
 
 /// One component of an index key, ordered as the index orders its field.
@@ -142,6 +147,7 @@ impl Index {
             entries: BTreeMap::new(),
             multikey: false,
             multikey_paths: vec![Vec::new()],
+            wildcard: None,
         })
     }
 
@@ -232,8 +238,42 @@ impl Index {
                 ));
             }
         }
+        // `wildcardProjection` as the server's `validateIndexSpec` checks it.
+        if let Some(p) = spec.get("wildcardProjection") {
+            let wildcard = key.keys().any(|k| k == "$**" || k.ends_with(".$**"));
+            if !wildcard {
+                return Err(Error::bad_value("The field 'wildcardProjection' is only allowed in 'wildcard' indexes"));
+            }
+            let Bson::Document(p) = p else {
+                return Err(Error::type_mismatch(format!(
+                    "The field 'wildcardProjection' must be a non-empty object, but got {}",
+                    value::types::type_name(p)
+                )));
+            };
+            if !key.contains_key("$**") {
+                return Err(Error::failed_to_parse("The field 'wildcardProjection' is only allowed when 'key' is {\"$**\": ±1}"));
+            }
+            if p.is_empty() {
+                return Err(Error::failed_to_parse("The 'wildcardProjection' field can't be an empty object"));
+            }
+        }
         let is_id = key.len() == 1 && key.keys().next().map(|k| k == "_id").unwrap_or(false);
         let flag = |f: &str| spec.get(f).map(truthy).unwrap_or(false);
+        // The server's catalog checks of a wildcard index (`IndexCatalogImpl::_isSpecOk`).
+        if key.keys().any(|k| k == "$**" || k.ends_with(".$**")) {
+            let refused = if flag("sparse") {
+                Some("does not support the sparse option")
+            } else if flag("unique") {
+                Some("does not support the unique option")
+            } else if spec.contains_key("expireAfterSeconds") {
+                Some("cannot be a TTL index")
+            } else {
+                None
+            };
+            if let Some(what) = refused {
+                return Err(Error::new(ErrorKind::CannotCreateIndex, format!("Index type 'wildcard' {what}")));
+            }
+        }
         let unique = flag("unique") || (is_id && name == ID_INDEX_NAME);
         let sparse = flag("sparse");
         let partial = match spec.get("partialFilterExpression") {
@@ -253,12 +293,17 @@ impl Index {
                 listed.insert(k.clone(), v.clone());
             }
         }
-        let descending = key
+        let mut descending: Vec<bool> = key
             .values()
             .map(|v| value::Number::from_bson(v).map(|n| n.to_f64() < 0.0).unwrap_or(false))
             .collect();
+        let wildcard = wildcard::wildcard_field(&key).map(|f| Wildcard::new(f, spec.get_document("wildcardProjection").ok()));
+        if wildcard.is_some() {
+            // The keys are `{ $_path: 1, <field>: ±1 }`.
+            descending.insert(0, false);
+        }
         let multikey_paths = vec![Vec::new(); key.len()];
-        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: BTreeMap::new(), multikey: false, multikey_paths })
+        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: BTreeMap::new(), multikey: false, multikey_paths, wildcard })
     }
 
     /// True for an index with a `partialFilterExpression`.
@@ -269,7 +314,8 @@ impl Index {
     /// Whether a document's keys in this index may change when only the top-level fields for
     /// which `touched` is true change (a partial index: always).
     pub fn may_change(&self, touched: impl Fn(&str) -> bool) -> bool {
-        self.partial.is_some() || self.key.keys().any(|f| touched(f.split('.').next().unwrap_or(f)))
+        self.partial.is_some()
+            || self.key.keys().any(|f| f == "$**" || touched(f.split('.').next().unwrap_or(f)))
     }
 
     /// True for the `_id` index.
@@ -298,6 +344,20 @@ impl Index {
             if !p.matches(doc, &env)? {
                 return Ok(None);
             }
+        }
+        if let Some(w) = &self.wildcard {
+            let (keys, multikey) = w.keys(doc);
+            if keys.is_empty() {
+                return Ok(None);
+            }
+            let field = self.key.keys().next().cloned().unwrap_or_default();
+            let keys = keys.into_iter().map(|(path, v)| {
+                let mut k = Document::new();
+                k.insert("$_path", path);
+                k.insert(field.clone(), v);
+                k
+            });
+            return Ok(Some((keys.collect(), vec![multikey])));
         }
         if let Some(key) = self.scalar_key(doc) {
             return Ok(key.map(|k| (vec![k], vec![Vec::new(); self.key.len()])));
@@ -417,6 +477,13 @@ impl Index {
 
     /// Adds one document's multikey paths (per key field) to the index's.
     fn note_multikey_paths(&mut self, paths: Vec<Vec<String>>) {
+        if let Some(w) = &mut self.wildcard {
+            for p in paths.into_iter().flatten() {
+                self.multikey = true;
+                w.multikey.insert(p);
+            }
+            return;
+        }
         for (known, new) in self.multikey_paths.iter_mut().zip(paths) {
             for p in new {
                 self.multikey = true;
@@ -446,7 +513,10 @@ impl Index {
     /// the index entries of a key that many records share.
     pub fn rekey(&mut self, old: Option<Vec<Document>>, doc: &Document, rid: u64) {
         if let (Some(old), Ok(Some((keys, paths)))) = (&old, self.keys_with_multikey(doc)) {
-            let known = self.multikey_paths.iter().zip(&paths).all(|(k, p)| p.iter().all(|x| k.contains(x)));
+            let known = match &self.wildcard {
+                Some(w) => paths.iter().flatten().all(|p| w.multikey.contains(p)),
+                None => self.multikey_paths.iter().zip(&paths).all(|(k, p)| p.iter().all(|x| k.contains(x))),
+            };
             let same = old.len() == keys.len() && old.iter().zip(&keys).all(|(a, b)| key_bytes(a) == key_bytes(b));
             if known && same {
                 return;

@@ -23,6 +23,7 @@ pub mod timeseries;
 mod validate;
 mod wire;
 mod view;
+mod wildcard;
 
 use std::collections::BTreeMap;
 

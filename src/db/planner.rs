@@ -129,6 +129,24 @@ enum PredKind<'a> {
     /// Equality to one of these values (the filter's).
     Points(&'a [Bson]),
     Range(Interval<'a>),
+    /// `$exists: true` (bounds `[MinKey, MaxKey]`). Only wildcard indexes take it so far.
+    Exists,
+    /// A regular expression (`/re/` or `$regex`): its string range and the regex itself.
+    /// Only wildcard indexes take it so far.
+    Regex(Vec<Interval<'a>>),
+    /// `$type`: the ranges of its types (`None`: a type without bounds here). Only wildcard
+    /// indexes take it so far.
+    Type(Option<Vec<Interval<'a>>>),
+    /// `$ne: null`: every value but null and undefined. Only wildcard indexes take it so far,
+    /// on a path without arrays (the server's `notEqualsNullCanUseIndex`).
+    NotNull,
+}
+
+impl PredKind<'_> {
+    /// A kind every index takes bounds from (the others only wildcard indexes so far).
+    fn classic(&self) -> bool {
+        matches!(self, PredKind::Points(_) | PredKind::Range(_))
+    }
 }
 
 /// A value an equality can look up in an index: not an array (which also matches arrays
@@ -166,7 +184,7 @@ impl<'a> Preds<'a> {
     }
 
     fn has(&self, path: &str) -> bool {
-        self.list.iter().any(|(p, _)| p == path)
+        self.list.iter().any(|(p, pred)| p == path && pred.kind.classic())
     }
 }
 
@@ -195,6 +213,10 @@ fn predicates<'a>(filter: &'a Document, prefix: &str, group: Option<usize>, out:
 fn operator_predicates<'a>(path: &Cow<'a, str>, v: &'a Bson, group: Option<usize>, out: &mut Preds<'a>) {
     let ops = match v {
         Bson::Document(d) if d.keys().next().map(|k| k.starts_with('$')).unwrap_or(false) => d,
+        Bson::RegularExpression(re) => {
+            out.push(path, PredKind::Regex(regex_intervals(re.pattern.as_str(), re.options.as_str(), Cow::Borrowed(v))), group);
+            return;
+        }
         other => {
             if usable_point(other) {
                 out.push(path, PredKind::Points(std::slice::from_ref(other)), group);
@@ -218,6 +240,28 @@ fn operator_predicates<'a>(path: &Cow<'a, str>, v: &'a Bson, group: Option<usize
                     PredKind::Range(Interval { lo: Cow::Owned(min), lo_incl: min_incl, hi: Cow::Borrowed(arg), hi_incl: incl })
                 }
             }
+            "$exists" if truthy(arg) => PredKind::Exists,
+            "$type" => match crate::query::element::type_::TypeSet::parse(arg) {
+                Ok(set) if !set.is_empty() => PredKind::Type(type_intervals(&set)),
+                _ => continue,
+            },
+            "$ne" if matches!(arg, Bson::Null) => PredKind::NotNull,
+            "$regex" => {
+                let options = match ops.get("$options") {
+                    Some(Bson::String(o)) => o.as_str(),
+                    _ => "",
+                };
+                match arg {
+                    Bson::String(p) => {
+                        // A pattern or options holding a NUL byte is the matcher's error to report.
+                        let (Ok(pattern), Ok(opts)) = (p.as_str().try_into(), options.try_into()) else { continue };
+                        let re = Bson::RegularExpression(bson::Regex { pattern, options: opts });
+                        PredKind::Regex(regex_intervals(p, options, Cow::Owned(re)))
+                    }
+                    Bson::RegularExpression(re) if options.is_empty() => PredKind::Regex(regex_intervals(re.pattern.as_str(), re.options.as_str(), Cow::Borrowed(arg))),
+                    _ => continue,
+                }
+            }
             "$elemMatch" => {
                 if let Bson::Document(inner) = arg {
                     out.groups += 1;
@@ -235,6 +279,108 @@ fn operator_predicates<'a>(path: &Cow<'a, str>, v: &'a Bson, group: Option<usize
         };
         out.push(path, pred, group);
     }
+}
+
+/// Whether an `$exists` argument asks for presence (as the server reads it: any value but
+/// `false`, `0`, `null` and `undefined`).
+fn truthy(v: &Bson) -> bool {
+    match v {
+        Bson::Boolean(b) => *b,
+        Bson::Null | Bson::Undefined => false,
+        other => value::Number::from_bson(other).map(|n| n.to_f64() != 0.0).unwrap_or(true),
+    }
+}
+
+/// The ranges of a `$type` set, as the server's `IndexBoundsBuilder` makes them: each type
+/// from its smallest to its largest value, both included (numbers from NaN to infinity,
+/// strings from `""` to `{}`, documents from `{}` to `[]`); `array` takes every value (an
+/// array is indexed by its elements). `None` for a type the engine has no bounds for.
+fn type_intervals<'a>(set: &crate::query::element::type_::TypeSet) -> Option<Vec<Interval<'a>>> {
+    let range = |lo: Bson, hi: Bson| Interval { lo: Cow::Owned(lo), lo_incl: true, hi: Cow::Owned(hi), hi_incl: true };
+    let numbers = || range(Bson::Double(f64::NAN), Bson::Double(f64::INFINITY));
+    let mut out = Vec::new();
+    if set.all_numbers {
+        out.push(numbers());
+    }
+    for t in &set.types {
+        out.push(match t {
+            1 | 16 | 18 | 19 => numbers(),
+            2 => range(Bson::String(String::new()), Bson::Document(Document::new())),
+            3 => range(Bson::Document(Document::new()), Bson::Array(Vec::new())),
+            4 => return Some(vec![Interval::full()]),
+            6 => Interval::point(Cow::Owned(Bson::Undefined)),
+            7 => range(Bson::ObjectId(ObjectId::from_bytes([0; 12])), Bson::ObjectId(ObjectId::from_bytes([0xff; 12]))),
+            8 => range(Bson::Boolean(false), Bson::Boolean(true)),
+            9 => range(Bson::DateTime(bson::DateTime::MIN), Bson::DateTime(bson::DateTime::MAX)),
+            10 => Interval::point(Cow::Owned(Bson::Null)),
+            17 => range(Bson::Timestamp(bson::Timestamp { time: 0, increment: 0 }), Bson::Timestamp(bson::Timestamp { time: u32::MAX, increment: u32::MAX })),
+            -1 => Interval::point(Cow::Owned(Bson::MinKey)),
+            127 => Interval::point(Cow::Owned(Bson::MaxKey)),
+            _ => return None,
+        });
+    }
+    out.sort_by(|a, b| value::compare(&a.lo, &b.lo));
+    // Merge the ranges that overlap (several numeric types share one).
+    let mut merged: Vec<Interval<'a>> = Vec::with_capacity(out.len());
+    for iv in out {
+        match merged.last_mut() {
+            Some(last) if value::compare(&iv.lo, &last.hi) != Ordering::Greater => {
+                if value::compare(&iv.hi, &last.hi) == Ordering::Greater {
+                    last.hi = iv.hi;
+                    last.hi_incl = iv.hi_incl;
+                }
+            }
+            _ => merged.push(iv),
+        }
+    }
+    Some(merged)
+}
+
+/// The bounds of a regular expression, as the server's `IndexBoundsBuilder` makes them: the
+/// strings starting with its literal prefix when it is anchored (`^abc` gives `["abc", "abd")`),
+/// else every string, and the regex itself (a stored regex equal to it matches too).
+fn regex_intervals<'a>(pattern: &str, options: &str, re: Cow<'a, Bson>) -> Vec<Interval<'a>> {
+    let strings = match regex_prefix(pattern, options) {
+        Some(prefix) => {
+            let mut end = prefix.clone();
+            let last = end.pop().map(|c| c as u32 + 1).and_then(char::from_u32);
+            match last {
+                Some(c) if c.is_ascii() => {
+                    end.push(c);
+                    Interval { lo: Cow::Owned(Bson::String(prefix)), lo_incl: true, hi: Cow::Owned(Bson::String(end)), hi_incl: false }
+                }
+                _ => all_strings(),
+            }
+        }
+        None => all_strings(),
+    };
+    vec![strings, Interval::point(re)]
+}
+
+fn all_strings<'a>() -> Interval<'a> {
+    Interval { lo: Cow::Owned(Bson::String(String::new())), lo_incl: true, hi: Cow::Owned(Bson::Document(Document::new())), hi_incl: false }
+}
+
+/// The literal prefix every match of an anchored regex starts with (`None`: no such prefix,
+/// or flags that change what `^` or a letter matches).
+fn regex_prefix(pattern: &str, options: &str) -> Option<String> {
+    // An alternation anywhere may match without the prefix (`^a|b`).
+    if options.contains('i') || options.contains('m') || options.contains('x') || pattern.contains('|') {
+        return None;
+    }
+    let rest = pattern.strip_prefix('^').or_else(|| pattern.strip_prefix("\\A"))?;
+    let mut prefix = String::new();
+    for c in rest.chars() {
+        match c {
+            '*' | '?' | '{' => {
+                prefix.pop();
+                break;
+            }
+            '\\' | '^' | '$' | '.' | '|' | '+' | '(' | ')' | '[' | ']' | '}' => break,
+            c => prefix.push(c),
+        }
+    }
+    (!prefix.is_empty()).then_some(prefix)
 }
 
 /// Whether array path `array` (`a.b`) is at or above the path of `$elemMatch` group `g`: the
@@ -289,6 +435,19 @@ pub(crate) struct IxScan<'a> {
     /// `min()`/`max()`: the keys from the first (included) to the second (excluded), in index
     /// order, instead of per-field bounds.
     key_range: Option<(IndexKey, IndexKey)>,
+    /// A wildcard index expanded for one queried path (`bounds` are then on `$_path` and the
+    /// value).
+    wildcard: Option<WildScan>,
+}
+
+/// The path a wildcard index is expanded for.
+#[derive(Debug, Clone)]
+pub(crate) struct WildScan {
+    /// The queried path (the expanded index's key field).
+    path: String,
+    /// Its prefixes that are arrays in some indexed document (the expanded index's
+    /// `multiKeyPaths`).
+    multikey: Vec<String>,
 }
 
 /// How a read finds its documents.
@@ -407,7 +566,142 @@ fn index_scan<'a>(i: usize, ix: &Index, preds: &Preds<'a>, sort: Option<&[(Strin
         }
         _ => (false, false),
     };
-    (IxScan { index: i, bounds, reverse, provides_sort, key_range: None }, bounded)
+    (IxScan { index: i, bounds, reverse, provides_sort, key_range: None, wildcard: None }, bounded)
+}
+
+/// Whether a predicate can take bounds from a wildcard index, as the server's
+/// `nodeIsSupportedByWildcardIndex` and sparse-index rules decide: the index holds leaves, not
+/// whole documents or arrays (only `{}` is a leaf, for `$eq`/`$lte`), and it is sparse (no
+/// equality to null: a missing field matches it).
+fn wildcard_usable(kind: &PredKind) -> bool {
+    let is_doc = |v: &Bson| matches!(v, Bson::Document(_) | Bson::Array(_));
+    let empty_doc = |v: &Bson| matches!(v, Bson::Document(d) if d.is_empty());
+    match kind {
+        PredKind::Points(vs) => vs.iter().all(|v| !matches!(v, Bson::Null | Bson::Undefined) && (!is_doc(v) || empty_doc(v))),
+        // `$lte: {}` is the only range on documents a wildcard index answers (`[{}, {}]`).
+        PredKind::Range(r) => !(is_doc(&r.lo) || is_doc(&r.hi)) || (empty_doc(&r.lo) && empty_doc(&r.hi) && r.lo_incl && r.hi_incl),
+        PredKind::Exists | PredKind::Regex(_) | PredKind::NotNull => true,
+        PredKind::Type(ivs) => ivs.is_some(),
+    }
+}
+
+/// The intervals of one predicate on a wildcard path.
+fn wildcard_pred_intervals<'a>(kind: &PredKind<'a>) -> Vec<Interval<'a>> {
+    match kind {
+        PredKind::Points(vs) => {
+            let mut pts: Vec<&'a Bson> = vs.iter().collect();
+            pts.sort_by(|a, b| value::compare(a, b));
+            pts.dedup_by(|a, b| value::equal(a, b));
+            pts.into_iter().map(|p| Interval::point(Cow::Borrowed(p))).collect()
+        }
+        PredKind::Range(r) => vec![r.clone()],
+        PredKind::Exists => vec![Interval::full()],
+        PredKind::Regex(ivs) => ivs.clone(),
+        PredKind::Type(ivs) => ivs.clone().unwrap_or_default(),
+        PredKind::NotNull => vec![
+            Interval { lo: Cow::Owned(Bson::MinKey), lo_incl: true, hi: Cow::Owned(Bson::Undefined), hi_incl: false },
+            Interval { lo: Cow::Owned(Bson::Null), lo_incl: false, hi: Cow::Owned(Bson::MaxKey), hi_incl: true },
+        ],
+    }
+}
+
+/// The intersection of two ascending lists of disjoint intervals.
+fn intersect_lists<'a>(a: &[Interval<'a>], b: &[Interval<'a>]) -> Vec<Interval<'a>> {
+    let mut out = Vec::new();
+    for x in a {
+        for y in b {
+            if let Some(i) = x.intersect(y) {
+                out.push(i);
+            }
+        }
+    }
+    out.sort_by(|x, y| value::compare(&x.lo, &y.lo));
+    out
+}
+
+/// Whether intervals reach into the documents strictly between `{}` and `[]`, which a
+/// wildcard index holds only as their leaves (the server's `boundsOverlapObjectTypeBracket`).
+fn overlaps_objects(ivs: &[Interval]) -> bool {
+    let empty_doc = Bson::Document(Document::new());
+    let empty_array = Bson::Array(Vec::new());
+    ivs.iter().any(|iv| value::compare(&iv.lo, &empty_array) == Ordering::Less && value::compare(&iv.hi, &empty_doc) == Ordering::Greater)
+}
+
+/// The scan of wildcard index `ix` (at `i`) expanded for query path `path`, as the server's
+/// `planner_wildcard_helpers` build it: `None` when the index does not hold the path, no
+/// predicate on it can use the index, or the path names an array element by position.
+fn wildcard_scan<'a>(i: usize, ix: &Index, path: &str, preds: &Preds<'a>, sort: Option<&[(String, bool)]>) -> Option<IxScan<'a>> {
+    let w = ix.wildcard.as_ref()?;
+    if path.is_empty() || path.starts_with('$') || !w.covers(path) {
+        return None;
+    }
+    // The prefixes of the path that are arrays in some document.
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut multikey: Vec<String> = Vec::new();
+    let mut multikey_at: Vec<usize> = Vec::new();
+    for k in 0..parts.len() {
+        let prefix = parts[..=k].join(".");
+        if w.multikey.contains(&prefix) {
+            multikey.push(prefix);
+            multikey_at.push(k);
+        }
+    }
+    // A numeric component after an array may name an element by position: the server then
+    // scans every spelling of the path with and without those components (and refuses
+    // nested positions or more than eight). The engine keeps to the paths it can bound
+    // exactly: no wildcard plan for them.
+    let positional = multikey_at.iter().filter(|k| **k + 1 < parts.len() && value::path::array_index(parts[**k + 1]).is_some()).count();
+    if positional > 0 {
+        return None;
+    }
+    // The predicates on the path, combined as a multikey path allows (two conditions on an
+    // array's path combine only within one `$elemMatch` over it).
+    let usable: Vec<&Pred<'a>> = preds.of(path).filter(|p| wildcard_usable(&p.kind) && !(matches!(p.kind, PredKind::NotNull) && !multikey.is_empty())).collect();
+    let first = *usable.first()?;
+    let first = usable.iter().find(|p| matches!(p.kind, PredKind::Points(_))).copied().unwrap_or(first);
+    let combinable = |a: Option<usize>, b: Option<usize>| multikey.is_empty() || (a.is_some() && a == b && multikey.iter().all(|p| covers(preds, a, p)));
+    let mut ivs = wildcard_pred_intervals(&first.kind);
+    for p in &usable {
+        if std::ptr::eq(*p, first) || !combinable(first.group, p.group) {
+            continue;
+        }
+        ivs = match &first.kind {
+            PredKind::Points(_) => ivs.into_iter().filter(|pt| wildcard_pred_intervals(&p.kind).iter().any(|iv| iv.contains(&pt.lo))).collect(),
+            _ => intersect_lists(&ivs, &wildcard_pred_intervals(&p.kind)),
+        };
+    }
+    // Bounds reaching into documents need every subpath of the path: `["path.", "path/")`.
+    let subpath = overlaps_objects(&ivs);
+    if subpath && !(ivs.len() == 1 && *ivs[0].lo == Bson::MinKey && *ivs[0].hi == Bson::MaxKey) {
+        ivs = vec![Interval::full()];
+    }
+    let mut paths = vec![Interval::point(Cow::Owned(Bson::String(path.to_string())))];
+    if subpath {
+        paths.push(Interval { lo: Cow::Owned(Bson::String(format!("{path}."))), lo_incl: true, hi: Cow::Owned(Bson::String(format!("{path}/"))), hi_incl: false });
+    }
+    // The index gives a sort on the path alone, when no array is on it.
+    let (provides_sort, reverse) = match sort {
+        Some([(k, asc)]) if k == path && multikey.is_empty() && !subpath => (true, ix.is_descending(1) == *asc),
+        _ => (false, false),
+    };
+    Some(IxScan { index: i, bounds: vec![paths, ivs], reverse, provides_sort, key_range: None, wildcard: Some(WildScan { path: path.to_string(), multikey }) })
+}
+
+/// The scans of wildcard index `ix` (at `i`), one per queried path it can serve, in filter
+/// order.
+fn wildcard_scans<'a>(i: usize, ix: &Index, preds: &Preds<'a>, sort: Option<&[(String, bool)]>) -> Vec<IxScan<'a>> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    for (p, _) in &preds.list {
+        if seen.contains(&p.as_ref()) {
+            continue;
+        }
+        seen.push(p);
+        if let Some(scan) = wildcard_scan(i, ix, p, preds, sort) {
+            out.push(scan);
+        }
+    }
+    out
 }
 
 /// Plans a read of `coll` with `filter` (and `sort`, `skip + limit` when known). A `hint` (an
@@ -431,7 +725,17 @@ pub(crate) fn plan_with_hint<'a>(coll: &Collection, filter: &'a Document, sort: 
     let mut collected = Preds::default();
     predicates(filter, "", None, &mut collected);
     let keys = sort_keys(sort);
-    Ok(Plan::Ixscan(index_scan(i, &coll.indexes[i], &collected, keys.as_deref()).0))
+    let ix = &coll.indexes[i];
+    if ix.wildcard.is_some() {
+        // The hinted wildcard index expanded for the queried path it scans the fewest keys
+        // for; the server refuses to scan a whole wildcard index.
+        let best = wildcard_scans(i, ix, &collected, keys.as_deref()).into_iter().min_by_key(|s| count_keys(ix, s));
+        return match best {
+            Some(scan) => Ok(Plan::Ixscan(scan)),
+            None => Err(Error::code(291, "$hint: refusing to build whole-index solution, because it's a wildcard index")),
+        };
+    }
+    Ok(Plan::Ixscan(index_scan(i, ix, &collected, keys.as_deref()).0))
 }
 
 /// Plans a read with `min()`/`max()` (`{}` when not given): a scan of the hinted index from
@@ -451,6 +755,9 @@ pub(crate) fn plan_min_max<'a>(coll: &Collection, filter: &'a Document, sort: Op
         None => return Err(Error::code(51173, "When using min()/max() a hint of which index to use must be provided")),
     };
     let ix = &coll.indexes[i];
+    if ix.wildcard.is_some() {
+        return Err(Error::code(51174, "The index chosen is not compatible with min/max"));
+    }
     let compatible = |d: &Document| d.is_empty() || (d.len() == ix.key.len() && d.keys().zip(ix.key.keys()).all(|(a, b)| a == b));
     if !compatible(min) || !compatible(max) {
         return Err(Error::code(51174, "The index chosen is not compatible with min/max"));
@@ -498,15 +805,22 @@ pub(crate) fn plan<'a>(coll: &Collection, filter: &'a Document, sort: Option<&So
     predicates(filter, "", None, &mut preds);
     let sort_keys = sort_keys(sort);
     let consumed = filter.keys().all(|k| preds.has(k));
-    let candidates: Vec<(&Index, IxScan)> = coll
+    let mut candidates: Vec<(&Index, IxScan)> = coll
         .indexes
         .iter()
         .enumerate()
-        .filter(|(_, ix)| !ix.is_partial() && !ix.sparse)
+        .filter(|(_, ix)| !ix.is_partial() && !ix.sparse && ix.wildcard.is_none())
         // Without a sort, an index is a candidate only when the filter bounds its first field.
         .filter(|(_, ix)| sort_keys.is_some() || ix.key.keys().next().is_some_and(|f| preds.has(f)))
         .filter_map(|(i, ix)| candidate(i, ix, &preds, sort_keys.as_deref()).map(|scan| (ix, scan)))
         .collect();
+    // A wildcard index is a candidate once per queried path it serves (never for a sort alone:
+    // it is sparse).
+    for (i, ix) in coll.indexes.iter().enumerate() {
+        if ix.wildcard.is_some() && !ix.is_partial() {
+            candidates.extend(wildcard_scans(i, ix, &preds, sort_keys.as_deref()).into_iter().map(|scan| (ix, scan)));
+        }
+    }
     // One candidate needs no costing (counting its keys walks its bounds).
     let only_one = candidates.len() == 1;
     let mut best: Option<(usize, IxScan)> = None;
@@ -553,7 +867,7 @@ fn id_scan<'a>(coll: &Collection, ids: Vec<Bson>) -> Option<IxScan<'a>> {
     let mut pts = ids;
     pts.sort_by(value::compare);
     pts.dedup_by(|a, b| value::equal(a, b));
-    Some(IxScan { index, bounds: vec![pts.into_iter().map(|p| Interval::point(Cow::Owned(p))).collect()], reverse: false, provides_sort: false, key_range: None })
+    Some(IxScan { index, bounds: vec![pts.into_iter().map(|p| Interval::point(Cow::Owned(p))).collect()], reverse: false, provides_sort: false, key_range: None, wildcard: None })
 }
 
 /// How many key ranges a scan seeks at most (the product of its leading fields' intervals).
@@ -676,7 +990,7 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
     // One scan of an index without arrays meets each record once (its one key, in one of the
     // disjoint ranges): no need to remember the records seen.
     let once = match plan {
-        Plan::Ixscan(scan) => coll.indexes.get(scan.index).map(|ix| !ix.multikey).unwrap_or(false),
+        Plan::Ixscan(scan) => coll.indexes.get(scan.index).map(|ix| !ix.multikey && ix.wildcard.is_none()).unwrap_or(false),
         _ => false,
     };
     let mut keys = 0u64;
@@ -745,8 +1059,28 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
 pub(crate) fn describe(coll: Option<&Collection>, plan: &Plan, filter: &Document) -> Document {
     let ixscan = |scan: &IxScan| -> Document {
         let Some(ix) = coll.and_then(|c| c.indexes.get(scan.index)) else { return doc! {"stage": "IXSCAN"} };
+        // A wildcard index shows as the index it was expanded to: `{ $_path: 1, <path>: ±1 }`.
+        let (key_pattern, multikey, multikey_paths) = match &scan.wildcard {
+            Some(w) => {
+                let dir = ix.key.values().next().cloned().unwrap_or(Bson::Int32(1));
+                let mut kp = doc! {"$_path": 1};
+                kp.insert(w.path.clone(), dir);
+                let mut mk = doc! {"$_path": Vec::<Bson>::new()};
+                mk.insert(w.path.clone(), w.multikey.clone());
+                (kp, !w.multikey.is_empty(), mk)
+            }
+            None => {
+                let mut mk = Document::new();
+                for (f, paths) in ix.key.keys().zip(&ix.multikey_paths) {
+                    let mut paths = paths.clone();
+                    paths.sort_by_key(|p| p.split('.').count());
+                    mk.insert(f.clone(), paths);
+                }
+                (ix.key.clone(), ix.multikey, mk)
+            }
+        };
         let mut bounds = Document::new();
-        for (i, (f, ivs)) in ix.key.keys().zip(&scan.bounds).enumerate() {
+        for (i, (f, ivs)) in key_pattern.keys().zip(&scan.bounds).enumerate() {
             let mut ivs: Vec<String> = ivs.iter().map(|iv| iv.render(ix.is_descending(i) != scan.reverse)).collect();
             if ix.is_descending(i) != scan.reverse {
                 ivs.reverse();
@@ -755,9 +1089,10 @@ pub(crate) fn describe(coll: Option<&Collection>, plan: &Plan, filter: &Document
         }
         doc! {
             "stage": "IXSCAN",
-            "keyPattern": ix.key.clone(),
+            "keyPattern": key_pattern,
             "indexName": ix.name.clone(),
-            "isMultiKey": ix.multikey,
+            "isMultiKey": multikey,
+            "multiKeyPaths": multikey_paths,
             "isUnique": ix.unique,
             "isSparse": ix.sparse,
             "isPartial": ix.is_partial(),

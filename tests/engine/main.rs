@@ -19,3 +19,4 @@ mod schema;
 mod update;
 mod transactions;
 mod validation;
+mod wildcard;

@@ -96,6 +96,9 @@ fn command() -> impl Strategy<Value = (Document, bool)> {
         (field(), filter()).prop_map(|(k, q)| (doc! {"distinct": "c", "key": k, "query": q}, true)),
         filter().prop_map(|q| (doc! {"aggregate": "c", "pipeline": [{"$match": q}, {"$group": {"_id": "$a", "n": {"$sum": 1}}}], "cursor": {}}, true)),
         Just((doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}, true)),
+        Just((doc! {"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "all"}]}, true)),
+        Just((doc! {"createIndexes": "c", "indexes": [{"key": {"a.$**": -1}, "name": "a_all"}]}, true)),
+        Just((doc! {"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "proj", "wildcardProjection": {"arr": 1, "e.f": 1, "_id": 1}}]}, true)),
         (filter(), update()).prop_map(|(q, u)| (doc! {"ppPreviewUpdate": "c", "q": q, "u": u}, true)),
     ]
 }
@@ -158,6 +161,9 @@ fn index_spec() -> impl Strategy<Value = Document> {
         Just(doc! {"c.d": 1, "c.e": 1}),
         Just(doc! {"arr": -1}),
         Just(doc! {"_id": 1, "a": 1}),
+        Just(doc! {"$**": 1}),
+        Just(doc! {"c.$**": -1}),
+        Just(doc! {"arr.$**": 1}),
     ]
 }
 
@@ -209,7 +215,11 @@ fn index_filter() -> impl Strategy<Value = Document> {
         (f.clone(), v.clone(), v.clone()).prop_map(|(f, x, y)| doc! {f: {"$gte": x, "$lt": y}}),
         (f.clone(), prop::collection::vec(v.clone(), 1..3)).prop_map(|(f, vs)| doc! {f: {"$in": vs}}),
         (v.clone(), v.clone()).prop_map(|(x, y)| doc! {"c": {"$elemMatch": {"d": x, "e": {"$gte": y}}}}),
-        (f, v).prop_map(|(f, x)| doc! {"$or": [{f: x}, {"a": {"$gt": 1}}]}),
+        (f.clone(), v).prop_map(|(f, x)| doc! {"$or": [{f: x}, {"a": {"$gt": 1}}]}),
+        (f.clone(), any::<bool>()).prop_map(|(f, b)| doc! {f: {"$exists": b}}),
+        (f.clone(), prop::sample::select(vec!["^s", "s", "^$", "^t", "^t|s", "^s?", "^(s)"])).prop_map(|(f, re)| doc! {f: {"$regex": re}}),
+        (f.clone(), prop::sample::select(vec!["number", "string", "null", "array", "object", "double", "int"])).prop_map(|(f, t)| doc! {f: {"$type": t}}),
+        f.prop_map(|f| doc! {f: {"$ne": null}}),
     ];
     prop::collection::vec(leaf, 1..4).prop_map(|fs| {
         let mut d = Document::new();
@@ -255,6 +265,43 @@ proptest! {
         }
         let count = |db: &mut Database| db.run_command(&doc! {"count": "c", "query": filter.clone()}).get_i32("n").ok();
         prop_assert_eq!(count(&mut plain), count(&mut indexed));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, max_shrink_iters: 200, ..ProptestConfig::default() })]
+
+    /// A hinted wildcard index is expanded for a queried path (its scan is on `$_path`) or
+    /// refused, never scanned whole, and it finds what the collection scan finds.
+    #[test]
+    fn hinted_wildcard_plans_find_what_a_scan_finds(
+        docs in prop::collection::vec(index_doc(), 0..12),
+        key in prop::sample::select(vec![doc! {"$**": 1}, doc! {"c.$**": 1}, doc! {"arr.$**": -1}, doc! {"c.d.$**": 1}]),
+        filter in index_filter(),
+    ) {
+        let mut db = Database::new();
+        let docs: Vec<Document> = docs.into_iter().enumerate().map(|(i, mut d)| { d.insert("_id", i as i32); d }).collect();
+        db.run_command(&doc! {"insert": "c", "documents": docs.clone()});
+        db.run_command(&doc! {"createIndexes": "c", "indexes": [{"key": key.clone(), "name": "w"}]});
+        let scan = db.run_command(&doc! {"find": "c", "filter": filter.clone(), "hint": {"$natural": 1}});
+        let hinted = db.run_command(&doc! {"find": "c", "filter": filter.clone(), "hint": "w"});
+        if hinted.get("ok") != Some(&Bson::Double(1.0)) {
+            prop_assert_eq!(hinted.get_i32("code").ok(), Some(291), "{}", hinted);
+            return Ok(());
+        }
+        prop_assert_eq!(sorted(ids_of(&scan)), sorted(ids_of(&hinted)), "filter {} index {} over {:?}", filter, key, docs);
+        let e = db.run_command(&doc! {"explain": {"find": "c", "filter": filter.clone(), "hint": "w"}, "verbosity": "queryPlanner"});
+        let mut stage = e.get_document("queryPlanner").and_then(|q| q.get_document("winningPlan")).cloned().unwrap_or_default();
+        while stage.get_str("stage").ok() != Some("IXSCAN") {
+            match stage.get_document("inputStage") {
+                Ok(d) => stage = d.clone(),
+                Err(_) => break,
+            }
+        }
+        let kp = stage.get_document("keyPattern").cloned().unwrap_or_default();
+        prop_assert_eq!(kp.keys().next().map(String::as_str), Some("$_path"), "{}", e);
+        let v = db.run_command(&doc! {"validate": "c"});
+        prop_assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "{}", v);
     }
 }
 
@@ -324,6 +371,8 @@ fn nested_indexes() -> Vec<Document> {
         doc! {"c.0.d": 1},
         doc! {"c.b": 1, "c.d": 1},
         doc! {"c": 1, "a.b": 1},
+        doc! {"$**": 1},
+        doc! {"a.$**": -1},
     ]
 }
 
