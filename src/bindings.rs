@@ -30,10 +30,12 @@ impl Default for Engine {
 
 #[wasm_bindgen]
 impl Engine {
-    /// An empty database whose clock (`$$NOW`, generated ObjectIds) is the browser's `Date.now()`.
+    /// An empty database whose clock (`$$NOW`, generated ObjectIds) is the browser's `Date.now()`,
+    /// run as the one member of a replica set (as an Atlas cluster is: transactions work).
     #[wasm_bindgen(constructor)]
     pub fn new() -> Engine {
         let mut db = Database::new();
+        db.set_topology(crate::db::Topology::ReplicaSet);
         db.set_clock(js_now);
         Engine { db }
     }

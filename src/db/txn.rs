@@ -95,6 +95,8 @@ fn aborted(number: i64) -> Error {
     transient(Error::new(ErrorKind::NoSuchTransaction, format!("Transaction with {{ txnNumber: {number} }} has been aborted.")))
 }
 
+/// NoSuchTransaction and WriteConflict are transient: retrying the whole transaction may succeed
+/// (`isTransientTransactionError`).
 fn transient(e: Error) -> Error {
     e.with_info(bson::doc! { "errorLabels": ["TransientTransactionError"] })
 }
@@ -193,13 +195,13 @@ impl Database {
                 }
                 (None, Some(&(n, false))) if n == number => return Err(aborted(number)),
                 (active, _) => {
-                    return Err(Error::new(
+                    return Err(transient(Error::new(
                         ErrorKind::NoSuchTransaction,
                         format!(
                             "Given transaction number {number} does not match any in-progress transactions. The active transaction number is {}",
                             active.unwrap_or(-1)
                         ),
-                    ))
+                    )))
                 }
             }
         }

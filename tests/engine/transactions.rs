@@ -114,6 +114,7 @@ fn what_a_transaction_may_not_do() {
     assert_eq!(error(&r).2, "$out cannot be used in a transaction");
     let r = db.run_command(&in_txn(doc! {"find": "a"}, 1, 7, false));
     assert_eq!(error(&r).0, 251);
+    assert_eq!(labels(&r), vec!["TransientTransactionError"]);
     assert!(error(&r).2.starts_with("Given transaction number 7 does not match any in-progress transactions."), "{r}");
     let mut auto = in_txn(doc! {"find": "a"}, 1, 8, true);
     auto.insert("autocommit", true);

@@ -204,6 +204,22 @@ test('worker: several databases: writes name theirs in $db, $merge/$out are logg
   assert.deepEqual(JSON.parse(test.reply).cursor.firstBatch, [{ _id: { $numberInt: '1' } }]);
 });
 
+test('worker: only a committed transaction\'s writes reach the write log, without their session fields', async () => {
+  await call({ kind: 'reset' });
+  const code = [
+    'db.t.insertOne({ _id: 0 });',
+    'const s = db.getMongo().startSession();',
+    'const t = s.getDatabase("test").t;',
+    's.startTransaction(); t.insertOne({ _id: 1 }); s.abortTransaction();',
+    's.withTransaction(() => { t.insertOne({ _id: 2 }); t.updateOne({ _id: 0 }, { $set: { x: 1 } }); });',
+  ].join('\n');
+  const r = await call({ kind: 'run', filename: 'txn.js', code });
+  assert.equal(r.error, null, r.error?.message);
+  const commands = r.writes.map((w) => JSON.parse(w.command));
+  assert.deepEqual(commands.map((c) => [Object.keys(c)[0], c.documents?.[0]?._id?.$numberInt ?? null]), [['insert', '0'], ['insert', '2'], ['update', null]]);
+  for (const c of commands) assert.deepEqual(['lsid', 'txnNumber', 'autocommit', 'startTransaction'].filter((k) => k in c), []);
+});
+
 const SAME = [
   "print({ _id: ObjectId('5fa5694f88211043b23c7f11'), at: ISODate('2024-01-02T03:04:05.678Z'), n: NumberLong(5), d: NumberDecimal('1.5') })",
   "db.same.insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, name: 'user ' + i, tags: ['a', 'b'], at: new Date(i * 1000) })));\nprint(db.same.find({ _id: { $lt: 25 } }).toArray());\nprint(db.same.find());",

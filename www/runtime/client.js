@@ -31,10 +31,15 @@ export class Client {
     if (name === DEFAULT_DB) return this;
     let view = this.views.get(name);
     if (!view) {
-      view = new DbClient(this, name);
+      view = new BoundClient(this, name, null);
       this.views.set(name, view);
     }
     return view;
+  }
+
+  /** The client as a session's database uses it (ClientSession.getDatabase). */
+  forSession(name, session) {
+    return new BoundClient(this, name, session);
   }
 
   /** Clears the per-run cost and write log. */
@@ -48,11 +53,21 @@ export class Client {
     return this.send(cmd, toBytes(cmd));
   }
 
-  send(cmd, bytes) {
+  /** Sends `bytes` (the command `cmd`). `log` is what the write log keeps of it when it
+   * succeeds: `{ cmd, bytes }` without session fields, and the session whose open transaction
+   * holds it until the commit. */
+  send(cmd, bytes, log = null) {
     refuseSystemWrite(cmd);
     const reply = fromBytes(this.engine.command(bytes));
     this.addCost(this.engine.lastCost());
-    if (reply && Number(reply.ok) !== 0) this.logWrite(cmd, bytes, reply);
+    if (reply && Number(reply.ok) !== 0) {
+      const plain = log?.cmd ?? cmd;
+      if (isWrite(Object.keys(plain)[0], plain)) {
+        const entry = () => this.writeEntry(plain, log?.bytes ?? bytes, reply);
+        if (log?.session?.inTransaction()) log.session.pendingWrites.push(entry());
+        else this.writes.push(entry());
+      }
+    }
     return reply;
   }
 
@@ -74,12 +89,11 @@ export class Client {
 
   /** Keeps the command's bytes (cheap, and immune to later changes of the script's objects);
    * writesEJSON() turns them into the log only when a run report asks for it. */
-  logWrite(cmd, bytes, reply) {
+  writeEntry(cmd, bytes, reply) {
     const name = Object.keys(cmd)[0];
-    if (!isWrite(name, cmd)) return;
     const errors = Array.isArray(reply.writeErrors) ? reply.writeErrors.map((e) => e.index) : [];
     const db = typeof cmd.$db === 'string' ? cmd.$db : DEFAULT_DB;
-    this.writes.push({ name, db, collection: typeof cmd[name] === 'string' ? cmd[name] : null, bytes, errors });
+    return { name, db, collection: typeof cmd[name] === 'string' ? cmd[name] : null, bytes: typeof bytes === 'function' ? bytes() : bytes, errors };
   }
 
   /** The successful write commands of the run: [{ collection, command, bson, inexact? }]
@@ -131,33 +145,48 @@ function hasTypeKey(v) {
   return false;
 }
 
-/** A database's view of the client: every command gets `$db` (its bytes too). */
-class DbClient {
-  constructor(client, name) {
+/** A database's view of the client, and a session's: every command gets `$db` (none for
+ * DEFAULT_DB) and, in a session, `lsid` and the open transaction's fields (the session's
+ * `fields`), appended to its bytes too; the write log keeps the command without the session's
+ * fields. */
+class BoundClient {
+  constructor(client, name, session) {
     this.client = client;
     this.name = name;
-    this.dbBytes = toBytes({ $db: name });
+    this.session = session;
   }
 
   raw(cmd) {
-    return this.client.raw({ ...cmd, $db: this.name });
+    const plain = this.name === DEFAULT_DB ? cmd : { ...cmd, $db: this.name };
+    if (!this.session) return this.client.send(plain, toBytes(plain));
+    const full = { ...plain, ...this.session.fields(plain) };
+    return this.client.send(full, toBytes(full), { cmd: plain, bytes: () => toBytes(plain), session: this.session });
   }
 
   command(cmd) {
     return check(this.raw(cmd));
   }
 
-  /** A command serialized by the caller (bulk writes): `$db` is appended to its bytes. */
+  /** A command serialized by the caller (bulk writes): the fields are appended to its bytes. */
   commandBytes(cmd, bytes) {
-    const withDb = { ...cmd, $db: this.name };
-    const element = this.dbBytes.subarray(4, this.dbBytes.length - 1);
-    const out = new Uint8Array(bytes.length + element.length);
-    out.set(bytes.subarray(0, bytes.length - 1), 0);
-    out.set(element, bytes.length - 1);
-    out[out.length - 1] = 0;
-    new DataView(out.buffer).setInt32(0, out.length, true);
-    return check(this.client.send(withDb, out));
+    const plain = this.name === DEFAULT_DB ? cmd : { ...cmd, $db: this.name };
+    const plainBytes = this.name === DEFAULT_DB ? bytes : appendFields(bytes, { $db: this.name });
+    if (!this.session) return check(this.client.send(plain, plainBytes));
+    const fields = this.session.fields(plain);
+    return check(this.client.send({ ...plain, ...fields }, appendFields(plainBytes, fields), { cmd: plain, bytes: plainBytes, session: this.session }));
   }
+}
+
+/** `bytes` (a BSON document) with the fields of `extra` added at its end. */
+function appendFields(bytes, extra) {
+  const e = toBytes(extra);
+  const element = e.subarray(4, e.length - 1);
+  const out = new Uint8Array(bytes.length + element.length);
+  out.set(bytes.subarray(0, bytes.length - 1), 0);
+  out.set(element, bytes.length - 1);
+  out[out.length - 1] = 0;
+  new DataView(out.buffer).setInt32(0, out.length, true);
+  return out;
 }
 
 /** An aggregation's `$out`/`$merge` stage (its last), or null. */

@@ -7,9 +7,12 @@ import { AggregationCursor } from './cursor.js';
 import { MongoshInvalidInputError, MongoshUnimplementedError, CommonErrors, assertArgsDefinedType } from './errors.js';
 
 export class Database {
-  constructor(shell, name = 'test') {
+  /** `session`: the ClientSession whose getDatabase made this one (its commands are the session's). */
+  constructor(shell, name = 'test', session = null) {
     this._shell = shell;
     this._name = name;
+    this._session = session;
+    this._sessionClient = session ? shell.client.forSession(name, session) : null;
     this._collections = new Map();
     const proxy = new Proxy(this, {
       get(target, prop, receiver) {
@@ -23,7 +26,7 @@ export class Database {
   }
 
   get _client() {
-    return this._shell.client.forDb(this._name);
+    return this._sessionClient ?? this._shell.client.forDb(this._name);
   }
 
   get [shellApiType]() {
@@ -48,7 +51,7 @@ export class Database {
 
   getSiblingDB(name) {
     assertArgsDefinedType([name], ['string'], 'Database.getSiblingDB');
-    return this._shell.getDb(name);
+    return this._session ? this._session.getDatabase(name) : this._shell.getDb(name);
   }
 
   getCollection(name) {

@@ -21,10 +21,14 @@ export class MongoError extends Error {
   }
 }
 
+const LABELS = Symbol('errorLabels');
+
 export class MongoServerError extends MongoError {
   constructor(response) {
     super(response.message || response.errmsg || response.$err || 'n/a');
     this.errorResponse = response;
+    // The driver keeps the labels aside (errorLabels, hasErrorLabel), not as an own field.
+    Object.defineProperty(this, LABELS, { value: new Set(Array.isArray(response.errorLabels) ? response.errorLabels : []), enumerable: false });
     for (const name in response) {
       if (name !== 'errorLabels' && name !== 'errmsg' && name !== 'message' && name !== 'errorResponse') {
         this[name] = response[name];
@@ -33,6 +37,22 @@ export class MongoServerError extends MongoError {
   }
   get name() {
     return 'MongoServerError';
+  }
+  get errorLabels() {
+    return Array.from(this[LABELS]);
+  }
+  hasErrorLabel(label) {
+    return this[LABELS].has(label);
+  }
+  addErrorLabel(label) {
+    this[LABELS].add(label);
+  }
+}
+
+/** The driver's error for a transaction used out of order (commit with none started, ...). */
+export class MongoTransactionError extends MongoError {
+  get name() {
+    return 'MongoTransactionError';
   }
 }
 

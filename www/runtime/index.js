@@ -13,6 +13,7 @@ import { BSON, shellBson, makePrintableBson, bsonsize, toBytes } from './bson.js
 import { formatPrint, addCustomInspect, shellApiType, asPrintable, inspect } from './format.js';
 import { Client } from './client.js';
 import { Database } from './database.js';
+import { ClientSession } from './session.js';
 import { MongoshInvalidInputError, MongoshUnimplementedError, CommonErrors, assertArgsDefinedType } from './errors.js';
 import * as errors from './errors.js';
 
@@ -284,6 +285,16 @@ class Mongo {
 
   getDBs() {
     return addCustomInspect(this._shell.getDb('admin')._client.command({ listDatabases: 1 }));
+  }
+
+  /** A session: its databases' commands carry its `lsid`; it runs transactions. */
+  startSession(options = {}) {
+    const driverOptions = {};
+    const txn = {};
+    for (const k of ['readConcern', 'writeConcern', 'readPreference']) if (options?.[k]) txn[k] = options[k];
+    if (Object.keys(txn).length > 0) driverOptions.defaultTransactionOptions = txn;
+    if (options?.causalConsistency !== undefined) driverOptions.causalConsistency = options.causalConsistency;
+    return new ClientSession(this._shell, driverOptions);
   }
 }
 
