@@ -7,13 +7,12 @@
 // (`MongoServerError: E11000 ...`), then where it happened, and exits 1.
 //
 // With DATA (`make script DATA="orders.json dump/shop" FILE="check.js"`) the files and folders
-// are imported first, with the engine's importer (src/import, `Engine.importData`), into the
-// playground's one database (`test`): a file goes to the collection named after it without its
-// extension (.json/.jsonl/.ndjson, .bson with its .metadata.json beside it, .csv, .tsv); a dump
-// folder holding <coll>.bson files gives its collections; a folder of such folders (mongodump's
-// dump/) gives every database's collections (two databases with a collection of the same name
-// are refused). A line per collection goes to stderr; an import error stops the run (exit 1)
-// before any script runs.
+// are imported first, with the engine's importer (src/import, `Engine.importData`): a file goes
+// to the collection of database `test` named after it without its extension (.json/.jsonl/
+// .ndjson, .bson with its .metadata.json beside it, .csv, .tsv); a dump folder holding
+// <coll>.bson files gives its collections, in `test` too; a folder of such folders (mongodump's
+// dump/) gives every database, each under its own name, as mongorestore restores them. A line
+// per collection goes to stderr; an import error stops the run (exit 1) before any script runs.
 //
 // Usage: node tools/run-script.mjs [--timeout=MS] [--json] [--data=PATH]... file.js...
 //   --timeout=MS  per-file time limit on the synchronous run (default: none)
@@ -55,10 +54,10 @@ export function createShellContext({ buildDir = path.join(root, 'build'), onOutp
   return { context, session: context.__session, engine };
 }
 
-/** The imports one DATA path stands for: [{ file, bytes, db, collection, metadata }], all into
- * the playground's one database `test`. A dump folder's <coll>.bson files (with their
- * .metadata.json) give its collections; a folder of such folders, every database's; system.*,
- * admin, config, local, oplog.bson are skipped as mongorestore skips them. */
+/** The imports one DATA path stands for: [{ file, bytes, db, collection, metadata }]. A file,
+ * or a dump folder's <coll>.bson files (with their .metadata.json), go into `test`; a folder of
+ * such folders gives every database under its own name; system.*, admin, config, local,
+ * oplog.bson are skipped as mongorestore skips them. */
 export function dataImports(target) {
   const stat = fs.statSync(target);
   if (!stat.isDirectory()) {
@@ -66,17 +65,10 @@ export function dataImports(target) {
   }
   const entries = fs.readdirSync(target, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
   const own = entries.filter((e) => e.isFile() && (e.name.endsWith('.bson') || e.name.endsWith('.metadata.json')));
-  if (own.length > 0) return dumpDatabase(target);
-  const imports = entries
+  if (own.length > 0) return dumpDatabase(target, 'test');
+  return entries
     .filter((e) => e.isDirectory() && !['admin', 'config', 'local'].includes(e.name))
-    .flatMap((e) => dumpDatabase(path.join(target, e.name)));
-  const seen = new Map();
-  for (const imp of imports) {
-    const other = seen.get(imp.collection);
-    if (other) throw new Error(`${imp.file} and ${other} would both be collection "${imp.collection}" of the playground's one database`);
-    seen.set(imp.collection, imp.file);
-  }
-  return imports;
+    .flatMap((e) => dumpDatabase(path.join(target, e.name), e.name));
 }
 
 function importOfFile(file, db) {
@@ -89,8 +81,7 @@ function importOfFile(file, db) {
   return { file, bytes: fs.readFileSync(file), db, collection: '', metadata };
 }
 
-function dumpDatabase(dir) {
-  const db = 'test';
+function dumpDatabase(dir, db) {
   const names = fs.readdirSync(dir).sort();
   const collections = new Set();
   for (const n of names) {

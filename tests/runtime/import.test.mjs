@@ -93,7 +93,7 @@ test('JSON lines, a CSV and a dump folder are imported before the script runs', 
   assert.match(r.stderr, /products\.bson -> test\.products: 2 document\(s\) imported successfully\. 0 document\(s\) failed to import\. 1 index\(es\) created\./);
 });
 
-test('a whole dump folder gives every database\'s collections; the data round-trips to Extended JSON', () => {
+test('a whole dump folder gives every database under its own name; the data round-trips to Extended JSON', () => {
   const dir = tmpdir();
   const doc = { _id: new ObjectId('65a1b2c3d4e5f60718293a4b'), d: Decimal128.fromString('1.10'), n: Long.fromNumber(5), when: new Date(0) };
   write(dir, 'dump/a/x.bson', BSON.serialize(doc));
@@ -102,19 +102,21 @@ test('a whole dump folder gives every database\'s collections; the data round-tr
   const check = write(
     dir,
     'check.js',
-    `print(db.x.countDocuments(), db.y.countDocuments());
-     print(EJSON.stringify(db.x.findOne(), { relaxed: false }));`,
+    `const a = db.getSiblingDB('a'), c = db.getSiblingDB('c');
+     print(db.getMongo().getDBNames(), a.x.countDocuments(), db.getSiblingDB('b').y.countDocuments(), c.x.findOne());
+     print(EJSON.stringify(a.x.findOne(), { relaxed: false }));`,
   );
+  // Two databases may hold a collection of the same name: each keeps its own.
+  write(dir, 'dump/c/x.bson', BSON.serialize({ _id: 9 }));
   const r = runScript([`--data=${path.join(dir, 'dump')}`, check]);
   assert.equal(r.code, 0, r.stderr);
   const [counts, ejson] = r.stdout.trim().split('\n');
-  assert.equal(counts, '1 2');
+  assert.equal(counts, "[ 'a', 'b', 'c' ] 1 2 { _id: 9 }");
   assert.deepEqual(JSON.parse(ejson), JSON.parse(BSON.EJSON.stringify(doc, { relaxed: false })));
-  // Two databases with a collection of the same name cannot share the one database.
-  write(dir, 'dump/c/x.bson', BSON.serialize({ _id: 9 }));
-  const clash = runScript([`--data=${path.join(dir, 'dump')}`, check]);
-  assert.equal(clash.code, 1);
-  assert.match(clash.stderr, /dump\/c\/x\.bson and .*dump\/a\/x\.bson would both be collection "x"/);
+  assert.match(r.stderr, /dump\/c\/x\.bson -> c\.x: 1 document\(s\) imported successfully/);
+  // One database's folder goes into the database scripts start on.
+  const one = runScript([`--data=${path.join(dir, 'dump', 'b')}`, write(dir, 'one.js', 'print(db.y.countDocuments())')]);
+  assert.equal(one.stdout.trim(), '2', one.stderr);
 });
 
 test('an import error names the file and line (or byte offset), and no script runs', () => {
