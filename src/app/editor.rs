@@ -15,6 +15,8 @@ extern "C" {
     fn editor_get(handle: u32) -> String;
     #[wasm_bindgen(js_namespace = ppEditor, js_name = set)]
     fn editor_set(handle: u32, text: &str);
+    #[wasm_bindgen(js_namespace = ppEditor, js_name = markError)]
+    fn editor_mark_error(handle: u32, line: u32);
     #[wasm_bindgen(js_namespace = ppEditor, js_name = destroy)]
     fn editor_destroy(handle: u32);
 }
@@ -54,6 +56,7 @@ pub fn page_ready() {
 
 /// A code editor (JavaScript highlighting, line numbers, bracket matching). `text` is read when it
 /// changes from outside (e.g. "Reset script"); edits go to `on_change`; Ctrl/Cmd+Enter calls `on_run`.
+/// `error_line` (1-based) marks the line where the last run stopped, until the next edit.
 /// A plain textarea until CodeMirror has loaded ([`page_ready`]); it gives way to CodeMirror
 /// then, or when it loses the focus if the learner is typing in it.
 #[component]
@@ -63,6 +66,7 @@ pub fn CodeEditor(
     on_change: Callback<String>,
     on_run: Callback<()>,
     #[prop(optional, into)] id: Option<String>,
+    #[prop(optional, into)] error_line: Option<Signal<Option<u32>>>,
 ) -> impl IntoView {
     let loaded = RwSignal::new(codemirror_loaded());
     let focused = RwSignal::new(false);
@@ -77,7 +81,7 @@ pub fn CodeEditor(
         let id = id.clone();
         let label = label.clone();
         if codemirror.get() {
-            return codemirror_view(text, label, on_change, on_run, id);
+            return codemirror_view(text, label, on_change, on_run, id, error_line);
         }
         view! {
             <textarea class="editor-fallback" id=id aria-label=label spellcheck="false"
@@ -97,7 +101,14 @@ pub fn CodeEditor(
     }
 }
 
-fn codemirror_view(text: Signal<String>, label: String, on_change: Callback<String>, on_run: Callback<()>, id: Option<String>) -> AnyView {
+fn codemirror_view(
+    text: Signal<String>,
+    label: String,
+    on_change: Callback<String>,
+    on_run: Callback<()>,
+    id: Option<String>,
+    error_line: Option<Signal<Option<u32>>>,
+) -> AnyView {
     let node = NodeRef::<Div>::new();
     let handle = StoredValue::new(None::<u32>);
     let closures = StoredValue::new_local(Vec::<JsValue>::new());
@@ -121,6 +132,14 @@ fn codemirror_view(text: Signal<String>, label: String, on_change: Callback<Stri
             }
         }
     });
+    if let Some(line) = error_line {
+        Effect::new(move |_| {
+            let l = line.get().unwrap_or(0);
+            if let Some(h) = handle.get_value() {
+                editor_mark_error(h, l);
+            }
+        });
+    }
     on_cleanup(move || {
         if let Some(h) = handle.get_value() {
             editor_destroy(h);

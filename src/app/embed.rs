@@ -193,6 +193,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
     let first_script = plan.script.clone();
     let output = RwSignal::new(Vec::<OutputLine>::new());
     let run_error = RwSignal::new(None::<RunError>);
+    let last_run = RwSignal::new(None::<super::pg::RunSummary>);
     let notes = RwSignal::new(Vec::<String>::new());
     let base = StoredValue::new(None::<Vec<u8>>);
     let setup_writes = RwSignal::new(Vec::<(String, Vec<WriteRecord>)>::new());
@@ -240,6 +241,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
         status.set(Status::Running);
         output.set(Vec::new());
         run_error.set(None);
+        last_run.set(None);
         let code = script.get_untracked();
         spawn_local(async move {
             // Every run starts from the prepared data.
@@ -253,10 +255,12 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
                 return;
             }
             let filename = "script.js".to_string();
+            let started = super::pg::now_ms();
             match engine.run(code, filename, TIME_LIMIT_MS).await {
                 Ok(report) => {
                     output.set(report.output);
                     run_error.set(report.error);
+                    last_run.set(Some(super::pg::RunSummary { elapsed_ms: super::pg::now_ms() - started, writes: report.writes.len() }));
                 }
                 Err(e) => output.set(vec![OutputLine { stream: Stream::Err, text: e.to_string() }]),
             }
@@ -282,7 +286,8 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
             </div>
             <CodeEditor text=Signal::derive(move || script.get()) label="Script" id="script-editor"
                 on_change=Callback::new(move |s: String| script.set(s))
-                on_run=Callback::new(move |_| run())/>
+                on_run=Callback::new(move |_| run())
+                error_line=Signal::derive(move || run_error.get().and_then(|e| e.line))/>
             <div class="toolbar">
                 <button type="button" class="primary" id="run" on:click=move |_| run()
                     disabled=move || status.get() != Status::Ready title="Run the script (Ctrl+Enter or Cmd+Enter)">
@@ -304,7 +309,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
                 <ul class="pp-embed-notes">{n.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
             }))}
             <pre class="output" role="log" aria-live="polite" aria-label="Output" tabindex="0">
-                <ScriptOutput output=output error=run_error/>
+                <ScriptOutput output=output error=run_error summary=last_run/>
             </pre>
         </div>
     }

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::editor::CodeEditor;
-use super::pg::{use_pg, Tab};
+use super::pg::{use_pg, RunSummary, Tab};
 use crate::protocol::{OutputLine, RunError, Stream};
 
 /// Lesson Markdown as HTML, sanitized: a lesson may come from anywhere (a fork, a course page), so
@@ -120,12 +120,13 @@ pub fn LessonView() -> impl IntoView {
                     view! {
                         <CodeEditor text=script label=format!("Script of step {}", i + 1) id="script-editor"
                             on_change=Callback::new(move |s: String| pg.set_script(i, s))
-                            on_run=Callback::new(move |_| run())/>
+                            on_run=Callback::new(move |_| run())
+                            error_line=Signal::derive(move || pg.run_error.get().and_then(|e| e.line))/>
                     }
                 }}
                 <h3 class="sr-only" id="output-heading">"Output"</h3>
                 <pre class="output" role="log" aria-live="polite" aria-labelledby="output-heading" tabindex="0">
-                    <ScriptOutput output=pg.output error=pg.run_error/>
+                    <ScriptOutput output=pg.output error=pg.run_error summary=pg.last_run/>
                 </pre>
                 <p class="after-run">
                     {move || pg.session.with(|s| format!("{} write(s) recorded in this session.", s.write_count()))}
@@ -138,13 +139,21 @@ pub fn LessonView() -> impl IntoView {
 }
 
 /// A script's output in mongosh's format, then the error that stopped it (the contents of the
-/// output pane; embed mode shows the same).
+/// output pane; embed mode shows the same). A run that printed nothing says so, with its time and
+/// writes (`summary`), rather than looking as if it never ran.
 #[component]
-pub fn ScriptOutput(#[prop(into)] output: Signal<Vec<OutputLine>>, #[prop(into)] error: Signal<Option<RunError>>) -> impl IntoView {
+pub fn ScriptOutput(
+    #[prop(into)] output: Signal<Vec<OutputLine>>,
+    #[prop(into)] error: Signal<Option<RunError>>,
+    #[prop(optional, into)] summary: Option<Signal<Option<RunSummary>>>,
+) -> impl IntoView {
     move || {
         let lines = output.get();
         let err = error.get();
         if lines.is_empty() && err.is_none() {
+            if let Some(s) = summary.and_then(|s| s.get()) {
+                return view! { <span class="muted run-summary">{silent_run(&s)}</span> }.into_any();
+            }
             return view! { <span class="muted">"Run the script to see its output here."</span> }.into_any();
         }
         view! {
@@ -155,6 +164,16 @@ pub fn ScriptOutput(#[prop(into)] output: Signal<Vec<OutputLine>>, #[prop(into)]
         }
         .into_any()
     }
+}
+
+/// What the output pane says after a run that printed nothing.
+pub fn silent_run(s: &RunSummary) -> String {
+    let writes = match s.writes {
+        0 => "made no writes".to_string(),
+        1 => "made 1 write".to_string(),
+        n => format!("made {n} writes"),
+    };
+    format!("The script ran in {} ms, printed nothing and {writes}.", s.elapsed_ms.max(0.0).round())
 }
 
 /// The line that reports the error that stopped a script: `Uncaught MongoServerError: [BadValue]
@@ -172,6 +191,14 @@ pub fn uncaught(e: &RunError) -> String {
 #[cfg(test)]
 mod tests {
     use super::markdown;
+
+    #[test]
+    fn a_silent_run_says_what_it_did() {
+        use super::{silent_run, RunSummary};
+        assert_eq!(silent_run(&RunSummary { elapsed_ms: 12.4, writes: 0 }), "The script ran in 12 ms, printed nothing and made no writes.");
+        assert_eq!(silent_run(&RunSummary { elapsed_ms: 3.0, writes: 1 }), "The script ran in 3 ms, printed nothing and made 1 write.");
+        assert_eq!(silent_run(&RunSummary { elapsed_ms: 0.6, writes: 4 }), "The script ran in 1 ms, printed nothing and made 4 writes.");
+    }
 
     #[test]
     fn raw_html_is_shown_as_text() {

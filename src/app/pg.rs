@@ -120,6 +120,9 @@ pub struct Pg {
     pub time_limit_ms: RwSignal<u32>,
     /// When the running script started (`performance.now()`), for the elapsed time and Stop.
     pub run_started: RwSignal<Option<f64>>,
+    /// The last run that finished: how long it took and how many writes it made (the output pane
+    /// says so when the script printed nothing).
+    pub last_run: RwSignal<Option<RunSummary>>,
     pub tab: RwSignal<Tab>,
     /// True once the saved state was replayed: persistence starts then.
     pub loaded: RwSignal<bool>,
@@ -132,6 +135,13 @@ pub struct Pg {
     pub replay_failed: RwSignal<BTreeMap<usize, String>>,
     /// The saved backups (newest first), as the Export tab lists them.
     pub backups: RwSignal<Vec<state::Backup>>,
+}
+
+/// What a finished run did, besides its output.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunSummary {
+    pub elapsed_ms: f64,
+    pub writes: usize,
 }
 
 pub fn use_pg() -> Pg {
@@ -159,6 +169,7 @@ impl Pg {
             engine_state: RwSignal::new(EngineState::Starting),
             time_limit_ms: RwSignal::new(DEFAULT_LIMIT_MS),
             run_started: RwSignal::new(None),
+            last_run: RwSignal::new(None),
             tab: RwSignal::new(Tab::Lesson),
             loaded: RwSignal::new(false),
             collection: RwSignal::new(None),
@@ -286,12 +297,14 @@ impl Pg {
         self.busy.set(true);
         self.run_error.set(None);
         self.output.set(Vec::new());
+        self.last_run.set(None);
         let engine = self.engine();
         let snapshot = engine.snapshot().await.ok();
         engine.set_checkpoint(snapshot.clone());
         let limit = self.time_limit_ms.get_untracked();
         let filename = format!("{}.js", title.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
-        self.run_started.set(Some(now_ms()));
+        let started = now_ms();
+        self.run_started.set(Some(started));
         let r = engine.run(code, filename, limit).await;
         self.run_started.set(None);
         engine.set_checkpoint(None);
@@ -299,6 +312,7 @@ impl Pg {
             Ok(report) => {
                 self.output.set(report.output);
                 self.run_error.set(report.error);
+                self.last_run.set(Some(RunSummary { elapsed_ms: now_ms() - started, writes: report.writes.len() }));
                 if let Some(c) = report.cost {
                     self.cost.set(Some((title.clone(), c)));
                 }
@@ -392,6 +406,7 @@ impl Pg {
         };
         let pg = *self;
         self.output.set(Vec::new());
+        self.last_run.set(None);
         self.run_error.set(None);
         self.cost.set(None);
         self.collection.set(None);
@@ -459,6 +474,7 @@ impl Pg {
         }
         let pg = *self;
         self.output.set(Vec::new());
+        self.last_run.set(None);
         self.run_error.set(None);
         self.cost.set(None);
         self.collection.set(None);
@@ -480,6 +496,7 @@ impl Pg {
         self.scripts.set(BTreeMap::new());
         self.session.set(Session::default());
         self.output.set(Vec::new());
+        self.last_run.set(None);
         self.run_error.set(None);
         self.cost.set(None);
         self.collection.set(None);
@@ -572,7 +589,7 @@ pub const DEFAULT_LIMIT_MS: u32 = 10_000;
 const MIN_LIMIT_MS: u32 = 500;
 const MAX_LIMIT_MS: u32 = 600_000;
 
-fn now_ms() -> f64 {
+pub(super) fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
 }
 

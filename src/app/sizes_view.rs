@@ -108,36 +108,75 @@ pub fn SizesView() -> impl IntoView {
     }
 }
 
+/// The chart's drawing area inside its SVG: room on the left for the count ticks and on the
+/// bottom for the size ticks and the axis titles.
+const CHART_W: f64 = 600.0;
+const CHART_H: f64 = 180.0;
+const LEFT: f64 = 44.0;
+const BOTTOM: f64 = 40.0;
+
+/// Tick values for an axis from 0 to `max`: 0, the middle and the end.
+pub fn ticks(max: f64) -> [f64; 3] {
+    [0.0, max / 2.0, max]
+}
+
 #[component]
 fn SizeChart(sizes: Vec<f64>) -> impl IntoView {
-    const W: f64 = 600.0;
-    const H: f64 = 180.0;
     let (max, counts) = histogram(&sizes, 30);
     let top = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let bw = W / counts.len() as f64;
+    let bw = CHART_W / counts.len() as f64;
     let total: f64 = sizes.iter().sum();
     let avg = total / sizes.len() as f64;
+    let y = move |count: f64| CHART_H - count / top * (CHART_H - 10.0);
     let bars = counts
         .iter()
         .enumerate()
         .map(|(i, &c)| {
-            let h = if c == 0 { 0.0 } else { (c as f64 / top * (H - 20.0)).max(1.5) };
+            let h = if c == 0 { 0.0 } else { (CHART_H - y(c as f64)).max(1.5) };
             let from = max * i as f64 / counts.len() as f64;
             let to = max * (i + 1) as f64 / counts.len() as f64;
             view! {
-                <rect x=format!("{:.1}", i as f64 * bw + 1.0) y=format!("{:.1}", H - h) width=format!("{:.1}", bw - 2.0) height=format!("{h:.1}") class="hbar">
+                <rect x=format!("{:.1}", LEFT + i as f64 * bw + 1.0) y=format!("{:.1}", CHART_H - h) width=format!("{:.1}", bw - 2.0) height=format!("{h:.1}") class="hbar">
                     <title>{format!("{c} document(s) of {} to {}", human_bytes(from), human_bytes(to))}</title>
                 </rect>
             }
         })
         .collect_view();
+    // Counts are whole documents: the middle tick only when it is one.
+    let count_ticks: Vec<f64> = ticks(top).into_iter().filter(|t| t.fract() == 0.0).collect();
+    let y_ticks = count_ticks
+        .into_iter()
+        .map(|t| {
+            let at = y(t);
+            view! {
+                <line x1=(LEFT - 4.0).to_string() x2=LEFT.to_string() y1=format!("{at:.1}") y2=format!("{at:.1}") class="axis"/>
+                <text x=(LEFT - 6.0).to_string() y=format!("{:.1}", at + 4.0) class="tick" text-anchor="end">{format!("{t}")}</text>
+            }
+        })
+        .collect_view();
+    let x_ticks = ticks(max)
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let at = LEFT + CHART_W * i as f64 / 2.0;
+            let anchor = ["start", "middle", "end"][i];
+            view! {
+                <line x1=format!("{at:.1}") x2=format!("{at:.1}") y1=CHART_H.to_string() y2=(CHART_H + 4.0).to_string() class="axis"/>
+                <text x=format!("{at:.1}") y=(CHART_H + 16.0).to_string() class="tick" text-anchor=anchor>{human_bytes(t)}</text>
+            }
+        })
+        .collect_view();
     view! {
         <figure class="chart">
-            <svg viewBox=format!("0 0 {W} {}", H + 20.0) role="img" aria-label=format!("Histogram of {} document sizes, from 0 to {}", sizes.len(), human_bytes(max))>
+            <svg viewBox=format!("0 0 {} {}", LEFT + CHART_W, CHART_H + BOTTOM) role="img"
+                aria-label=format!("Histogram of {} document sizes, from 0 to {}: documents per size range", sizes.len(), human_bytes(max))>
                 {bars}
-                <line x1="0" x2=W.to_string() y1=H.to_string() y2=H.to_string() class="axis"/>
-                <text x="0" y=(H + 15.0).to_string() class="tick">"0"</text>
-                <text x=W.to_string() y=(H + 15.0).to_string() class="tick" text-anchor="end">{human_bytes(max)}</text>
+                <line x1=LEFT.to_string() x2=(LEFT + CHART_W).to_string() y1=CHART_H.to_string() y2=CHART_H.to_string() class="axis"/>
+                <line x1=LEFT.to_string() x2=LEFT.to_string() y1="0" y2=CHART_H.to_string() class="axis"/>
+                {y_ticks}
+                {x_ticks}
+                <text x=(LEFT + CHART_W / 2.0).to_string() y=(CHART_H + BOTTOM - 4.0).to_string() class="axis-title" text-anchor="middle">"Document size (BSON bytes)"</text>
+                <text x="12" y=(CHART_H / 2.0).to_string() class="axis-title" text-anchor="middle" transform=format!("rotate(-90 12 {})", CHART_H / 2.0)>"Documents"</text>
             </svg>
             <figcaption>{format!("{} documents · average {} · largest {} ({:.3}% of the 16 MiB limit) · total {}", sizes.len(), human_bytes(avg), human_bytes(max), max / MAX_BSON * 100.0, human_bytes(total))}</figcaption>
         </figure>
@@ -189,5 +228,11 @@ mod tests {
         for (sizes, bins, expected) in cases {
             assert_eq!(super::histogram(sizes, bins), expected);
         }
+    }
+
+    #[test]
+    fn axes_tick_at_zero_the_middle_and_the_end() {
+        assert_eq!(super::ticks(812.0), [0.0, 406.0, 812.0]);
+        assert_eq!(super::ticks(3.0), [0.0, 1.5, 3.0]);
     }
 }

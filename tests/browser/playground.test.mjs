@@ -198,7 +198,35 @@ test("aggregation runs stage by stage; sizes chart and costs show", async () => 
   await page.locator(".chart figcaption", { hasText: "3000 documents" }).waitFor();
   assert.ok((await page.locator(".chart svg rect.hbar").count()) > 1);
   await page.locator("dl.costs").waitFor();
+  // Both axes are labelled, with ticks at 0, the middle and the end.
+  assert.deepEqual(await page.locator(".chart svg .axis-title").allTextContents(), ["Document size (BSON bytes)", "Documents"]);
+  const ticks = await page.locator(".chart svg text.tick").allTextContents();
+  assert.equal(ticks.filter((t) => t === "0").length, 1, ticks.join(" | "));
+  assert.ok(ticks.length >= 5, ticks.join(" | "));
+  assert.ok(ticks.some((t) => /B$/.test(t) && t !== "0 B"), ticks.join(" | "));
   await page.screenshot({ path: join(SHOTS, "sizes.png"), fullPage: true });
+  await context.close();
+});
+
+test("a run that prints nothing says so; an uncaught error marks its line until the next edit", async () => {
+  const { context, page, errors } = await open();
+  await setScript(page, "db.quiet.insertOne({ _id: 1 });\ndb.quiet.insertOne({ _id: 2 });");
+  await page.locator("#run").click();
+  const summary = page.locator("pre.output .run-summary");
+  await summary.waitFor();
+  assert.match(await summary.innerText(), /^The script ran in \d+ ms, printed nothing and made 2 writes\.$/);
+  await setScript(page, 'print("one");\nprint(missing);\nprint("three");');
+  await page.locator("#run").click();
+  await page.locator("pre.output .error-line").waitFor();
+  const marked = page.locator("#script-editor .cm-error-line");
+  await marked.waitFor();
+  assert.equal(await marked.count(), 1);
+  assert.equal(await marked.innerText(), "print(missing);");
+  await page.locator("#script-editor .cm-content").click();
+  await page.keyboard.press("End");
+  await page.keyboard.insertText(" ");
+  await page.waitForFunction(() => document.querySelectorAll("#script-editor .cm-error-line").length === 0);
+  assert.deepEqual(errors, []);
   await context.close();
 });
 

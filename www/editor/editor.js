@@ -1,8 +1,8 @@
 // The script editor: CodeMirror 6 with JavaScript highlighting, line numbers and bracket
 // matching, bundled by esbuild into one file that sets `globalThis.ppEditor`. The Rust side
 // (src/app/editor.rs) calls create/get/set/focus/destroy through wasm-bindgen.
-import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
-import { EditorState, Prec } from "@codemirror/state";
+import { EditorView, Decoration, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
+import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { bracketMatching, indentOnInput, syntaxHighlighting, HighlightStyle } from "@codemirror/language";
 import { tags as t } from "@lezer/highlight";
@@ -34,6 +34,23 @@ const setup = [
   keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, indentWithTab]),
 ];
 
+// The line of the error that stopped the last run: marked until the script is edited or run again.
+const setErrorLine = StateEffect.define();
+const errorLine = StateField.define({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    for (const e of tr.effects) {
+      if (e.is(setErrorLine)) {
+        if (e.value === null || e.value < 1 || e.value > tr.state.doc.lines) return Decoration.none;
+        const line = tr.state.doc.line(e.value);
+        return Decoration.set([Decoration.line({ class: "cm-error-line", attributes: { title: "The error that stopped the run is on this line" } }).range(line.from)]);
+      }
+    }
+    return tr.docChanged ? Decoration.none : marks;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+
 const views = new Map();
 let next = 1;
 
@@ -51,6 +68,7 @@ function create(parent, text, label, onChange, onRun) {
       extensions: [
         Prec.highest(keymap.of([{ key: "Mod-Enter", run }])),
         setup,
+        errorLine,
         javascriptLanguage,
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ "aria-label": label }),
@@ -77,6 +95,11 @@ function set(handle, text) {
   }
 }
 
+/** Marks line `line` (1-based) as the one where the last run stopped; 0 clears the mark. */
+function markError(handle, line) {
+  views.get(handle)?.dispatch({ effects: setErrorLine.of(line > 0 ? line : null) });
+}
+
 function focus(handle) {
   views.get(handle)?.focus();
 }
@@ -86,4 +109,4 @@ function destroy(handle) {
   views.delete(handle);
 }
 
-globalThis.ppEditor = { create, get, set, focus, destroy };
+globalThis.ppEditor = { create, get, set, markError, focus, destroy };
