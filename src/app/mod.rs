@@ -16,6 +16,7 @@ mod embed;
 mod export_view;
 mod lesson_view;
 mod pg;
+mod schema_view;
 mod sizes_view;
 mod update_view;
 mod worker;

@@ -51,11 +51,12 @@ pub enum Tab {
     Aggregate,
     Audits,
     Sizes,
+    Schema,
     Export,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 7] = [Tab::Lesson, Tab::Data, Tab::Update, Tab::Aggregate, Tab::Audits, Tab::Sizes, Tab::Export];
+    pub const ALL: [Tab; 8] = [Tab::Lesson, Tab::Data, Tab::Update, Tab::Aggregate, Tab::Audits, Tab::Sizes, Tab::Schema, Tab::Export];
     pub fn label(self) -> &'static str {
         match self {
             Tab::Lesson => "Lesson",
@@ -64,6 +65,7 @@ impl Tab {
             Tab::Aggregate => "Aggregate",
             Tab::Audits => "Audits",
             Tab::Sizes => "Sizes",
+            Tab::Schema => "Schema",
             Tab::Export => "Export & share",
         }
     }
@@ -75,6 +77,7 @@ impl Tab {
             Tab::Aggregate => "aggregate",
             Tab::Audits => "audits",
             Tab::Sizes => "sizes",
+            Tab::Schema => "schema",
             Tab::Export => "export",
         }
     }
@@ -855,6 +858,7 @@ fn App() -> impl IntoView {
                 Tab::Aggregate => view! { <super::aggregate_view::AggregateView/> }.into_any(),
                 Tab::Audits => view! { <super::audits_view::AuditsView/> }.into_any(),
                 Tab::Sizes => view! { <super::sizes_view::SizesView/> }.into_any(),
+                Tab::Schema => view! { <super::schema_view::SchemaView/> }.into_any(),
                 Tab::Export => view! { <super::export_view::ExportView/> }.into_any(),
             }}
         </section>

@@ -208,6 +208,37 @@ test("aggregation runs stage by stage; sizes chart and costs show", async () => 
   await context.close();
 });
 
+test("the Schema tab shows each field's presence, types and bytes, and the advisor's findings", async () => {
+  const { context, page, errors } = await open();
+  await setScript(page, [
+    "db.posts.insertMany([",
+    "  { _id: 1, title: 'viral', likes: Array.from({ length: 1200 }, (_, i) => 'u' + i) },",
+    "  { _id: 2, title: 'quiet', likes: ['a'] },",
+    "  { _id: 3, title: 7 },",
+    "]);",
+    "db.posts.createIndex({ title: 1 });",
+    "db.posts.createIndex({ title: 1, _id: 1 });",
+    'print("seeded")',
+  ].join("\n"));
+  await page.locator("#run").click();
+  await page.locator("pre.output .line", { hasText: "seeded" }).waitFor();
+  await tab(page, "Schema");
+  await page.getByLabel("Collection to analyse").selectOption("posts");
+  await page.locator(".schema-summary", { hasText: "3 documents" }).waitFor();
+  assert.match(await page.locator(".schema-summary").innerText(), /every document analysed/);
+  const row = (path) => page.locator("table.schema-fields tbody tr", { has: page.locator("th.path", { hasText: new RegExp(`^${path}$`) }) });
+  assert.deepEqual(await row("likes").locator("td").allInnerTexts().then((t) => t.slice(0, 4)), ["66.67%", "array 100% (elements: string 100%)", "1 / 600.5 / 1200", "0"]);
+  assert.equal(await row("title").locator("td").nth(1).innerText(), "int 33.33% · string 66.67%");
+  // The likes carry most of the bytes.
+  assert.match(await row("likes").locator("td.bytes-cell").innerText(), /KiB · 9\d(\.\d+)?%/);
+  const kinds = await page.locator("li.finding").evaluateAll((els) => els.map((e) => e.dataset.kind));
+  assert.deepEqual(kinds.sort(), ["bloatedDocument", "largeArray", "redundantIndex"]);
+  assert.equal(await page.locator("li.finding[data-kind=largeArray] a").getAttribute("href"), "?lesson=subset");
+  await page.screenshot({ path: join(SHOTS, "schema.png"), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a run that prints nothing says so; an uncaught error marks its line until the next edit", async () => {
   const { context, page, errors } = await open();
   await setScript(page, "db.quiet.insertOne({ _id: 1 });\ndb.quiet.insertOne({ _id: 2 });");
@@ -326,7 +357,7 @@ test("keyboard: the tools are tabs moved with the arrow keys; every control has 
   assert.equal(await page.evaluate(() => document.activeElement.id), "tab-data");
   await page.keyboard.press("End");
   assert.equal(await page.getByRole("tab", { name: "Export & share" }).getAttribute("aria-selected"), "true");
-  for (const t of ["Lesson", "Data", "Update", "Aggregate", "Audits", "Sizes", "Export & share"]) {
+  for (const t of ["Lesson", "Data", "Update", "Aggregate", "Audits", "Sizes", "Schema", "Export & share"]) {
     await tab(page, t);
     const unnamed = await page.evaluate(() =>
       [...document.querySelectorAll("button, input, select, textarea")]
