@@ -131,8 +131,8 @@ enum PredKind<'a> {
     Range(Interval<'a>),
     /// `$exists: true` (bounds `[MinKey, MaxKey]`). Only wildcard indexes take it so far.
     Exists,
-    /// A regular expression (`/re/` or `$regex`): its string range and the regex itself.
-    /// Only wildcard indexes take it so far.
+    /// A regular expression (`/re/` or `$regex`): its string range (its literal prefix's, when
+    /// anchored) and the regex itself.
     Regex(Vec<Interval<'a>>),
     /// `$type`: the ranges of its types (`None`: a type without bounds here). Only wildcard
     /// indexes take it so far.
@@ -145,7 +145,7 @@ enum PredKind<'a> {
 impl PredKind<'_> {
     /// A kind every index takes bounds from (the others only wildcard indexes so far).
     fn classic(&self) -> bool {
-        matches!(self, PredKind::Points(_) | PredKind::Range(_))
+        matches!(self, PredKind::Points(_) | PredKind::Range(_) | PredKind::Regex(_))
     }
 }
 
@@ -411,7 +411,11 @@ where
         return Some((pts.into_iter().map(|p| Interval::point(Cow::Borrowed(p))).collect(), group));
     }
     let mut rs = ranges();
-    let (first, group) = rs.next().map(|(r, g)| (r.clone(), g))?;
+    let Some((first, group)) = rs.next().map(|(r, g)| (r.clone(), g)) else {
+        // A regex alone: the strings of its literal prefix (all strings without one) and the
+        // regex values themselves (the server's `IndexBoundsBuilder` for a regex).
+        return preds.clone().find_map(|p| if let PredKind::Regex(ivs) = &p.kind { Some((ivs.clone(), p.group)) } else { None });
+    };
     let mut acc = Some(first);
     for (r, g) in rs {
         if combinable(group, g) {

@@ -1576,3 +1576,31 @@ fn meta_sort_key_in_find_and_modify() {
     let r = db.run_command(&doc! {"count": "c", "query": {"b": 1}});
     assert_eq!(r.get("n"), Some(&Bson::Int32(0)));
 }
+
+#[test]
+fn an_anchored_regex_scans_its_prefix_of_an_ordinary_index() {
+    let mut db = crate::common::db_after(
+        5,
+        &[
+            doc! {"insert": "t", "documents": [
+                {"_id": 1, "path": ",0,1,"}, {"_id": 2, "path": ",0,1,7,"}, {"_id": 3, "path": ",0,1,7,9,"},
+                {"_id": 4, "path": ",0,2,"}, {"_id": 5, "path": ",0,12,"}, {"_id": 6, "path": 5},
+            ]},
+            doc! {"createIndexes": "t", "indexes": [{"key": {"path": 1}, "name": "path_1"}]},
+        ],
+    );
+    // The descendants of 1: the keys from ",0,1," up to ",0,1-" and the regex values.
+    let q = doc! {"find": "t", "filter": {"path": {"$regex": "^,0,1,"}}};
+    let (plan, stats) = explain(&mut db, q.clone());
+    let ix = plan.get_document("inputStage").unwrap();
+    assert_eq!(ix.get_str("indexName").ok(), Some("path_1"), "{plan}");
+    assert_eq!(ix.get_document("indexBounds").unwrap(), &doc! {"path": ["[\",0,1,\", \",0,1-\")", "[/^,0,1,/, /^,0,1,/]"]});
+    contains(&stats, &doc! {"nReturned": 3, "totalKeysExamined": 3, "totalDocsExamined": 3}).unwrap();
+    assert_eq!(ids(&db.run_command(&q)), [1, 2, 3]);
+    // Unanchored, or case-insensitive: every string key is read, the filter decides. (The
+    // server tests the regex on each key before fetching, so it examines 2 documents; the
+    // engine fetches the 5 and filters them.)
+    let (plan, stats) = explain(&mut db, doc! {"find": "t", "filter": {"path": {"$regex": "1,7", "$options": "i"}}});
+    assert_eq!(plan.get_document("inputStage").unwrap().get_document("indexBounds").unwrap(), &doc! {"path": ["[\"\", {})", "[/1,7/i, /1,7/i]"]});
+    contains(&stats, &doc! {"nReturned": 2, "totalKeysExamined": 5}).unwrap();
+}
