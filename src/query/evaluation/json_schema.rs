@@ -459,7 +459,7 @@ impl Schema {
 }
 
 /// Equality where documents compare without regard to field order (`$_internalSchemaEq`).
-fn unordered_equal(a: &Bson, b: &Bson) -> bool {
+pub(crate) fn unordered_equal(a: &Bson, b: &Bson) -> bool {
     match (a, b) {
         (Bson::Document(x), Bson::Document(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| unordered_equal(v, w)))
