@@ -274,6 +274,10 @@ impl Leaf {
                 considered_values(&mut d, &omit);
                 considered_types(&mut d, &omit);
             }
+            "$all" if matches!(self.spec.get(&self.path), Some(Bson::Document(o)) if matches!(o.get("$all"), Some(Bson::Array(a)) if a.is_empty())) => {
+                // `$all: []` matches nothing.
+                d.insert("reason", "expression always evaluates to false");
+            }
             "$all" => {
                 let vals = values_at(cx.doc, &self.path, false);
                 let r = reason("array did not contain all specified values", "array did contain all specified values");
@@ -315,12 +319,12 @@ impl Leaf {
 
 /// `generatePathError`: a missing path, a type mismatch, or the operator's reason, then the
 /// values considered.
-fn path_error(d: &mut Document, vals: &Option<Vec<Bson>>, expected: Option<&[&str]>, reason: String) {
+fn path_error(d: &mut Document, vals: &Option<Values>, expected: Option<&[&str]>, reason: String) {
     match vals {
         None => {
             d.insert("reason", "field was missing");
         }
-        Some(vs) => {
+        Some(Values { values: vs, .. }) => {
             if let Some(types) = expected {
                 if !vs.iter().any(|v| types.contains(&type_name(v))) {
                     d.insert("reason", "type did not match");
@@ -340,20 +344,20 @@ fn path_error(d: &mut Document, vals: &Option<Vec<Bson>>, expected: Option<&[&st
     considered_values(d, vals);
 }
 
-fn considered_values(d: &mut Document, vals: &Option<Vec<Bson>>) {
-    match vals {
-        Some(vs) if vs.len() == 1 => {
-            d.insert("consideredValue", vs[0].clone());
-        }
-        Some(vs) => {
-            d.insert("consideredValues", vs.clone());
-        }
-        None => {}
+fn considered_values(d: &mut Document, vals: &Option<Values>) {
+    let Some(Values { values: vs, truncated }) = vals else { return };
+    if vs.len() == 1 {
+        d.insert("consideredValue", vs[0].clone());
+    } else {
+        d.insert("consideredValues", vs.clone());
+    }
+    if *truncated {
+        d.insert("consideredValuesTruncated", true);
     }
 }
 
-fn considered_types(d: &mut Document, vals: &Option<Vec<Bson>>) {
-    let Some(vs) = vals else { return };
+fn considered_types(d: &mut Document, vals: &Option<Values>) {
+    let Some(Values { values: vs, .. }) = vals else { return };
     if vs.is_empty() {
         return;
     }
@@ -368,12 +372,24 @@ fn considered_types(d: &mut Document, vals: &Option<Vec<Bson>>) {
 /// The values a predicate on `path` considers (the server's `ElementPath` iteration): arrays in
 /// the middle of the path are traversed; an array at the end is replaced by its elements when
 /// `traverse_leaf` (`kTraverseOmitArray`), kept whole otherwise. `None` when the path is missing.
-fn values_at(doc: &Document, path: &str, traverse_leaf: bool) -> Option<Vec<Bson>> {
+fn values_at(doc: &Document, path: &str, traverse_leaf: bool) -> Option<Values> {
     let parts: Vec<&str> = path.split('.').collect();
     let mut out = Vec::new();
     let mut exists = false;
     collect(doc, &parts, traverse_leaf, &mut out, &mut exists);
-    exists.then_some(out)
+    let truncated = out.len() > MAX_CONSIDERED_VALUES;
+    out.truncate(MAX_CONSIDERED_VALUES);
+    exists.then_some(Values { values: out, truncated })
+}
+
+/// The server's `internalQueryMaxDocValidationErrorConsideredValues`: how many values an error
+/// lists before it says `consideredValuesTruncated`.
+const MAX_CONSIDERED_VALUES: usize = 10;
+
+/// The values a leaf considered (at most [`MAX_CONSIDERED_VALUES`]).
+struct Values {
+    values: Vec<Bson>,
+    truncated: bool,
 }
 
 fn collect(doc: &Document, parts: &[&str], traverse_leaf: bool, out: &mut Vec<Bson>, exists: &mut bool) {

@@ -583,3 +583,45 @@ fn details_present_exactly_on_failure() {
     }
     assert!(refused > 100, "only {refused} refusals: the validators are too weak to test anything");
 }
+
+#[test]
+fn array_and_bitwise_operators() {
+    let many: Vec<i32> = (0..12).collect();
+    check(vec![
+        ("$size", doc! {"a": {"$not": {"$size": 2}}}, doc! {"a": [1, 2]}, doc! {"operatorName": "$not", "details": {"operatorName": "$size", "specifiedAs": {"a": {"$size": 2}}, "reason": "array length was equal to given size", "consideredValue": [1, 2]}}),
+        ("$all", doc! {"a": {"$all": [1, 2, 3]}}, doc! {"a": [1, 2, 4]}, doc! {"operatorName": "$all", "specifiedAs": {"a": {"$all": [1, 2, 3]}}, "reason": "array did not contain all specified values", "consideredValue": [1, 2, 4]}),
+        ("$all missing", doc! {"a": {"$all": [1, 2, 3]}}, doc! {"b": [1, 2, 3]}, doc! {"operatorName": "$all", "specifiedAs": {"a": {"$all": [1, 2, 3]}}, "reason": "field was missing"}),
+        ("$all of nothing", doc! {"a": {"$all": []}}, doc! {"a": [1, 2, 3]}, doc! {"operatorName": "$all", "specifiedAs": {"a": {"$all": []}}, "reason": "expression always evaluates to false"}),
+        (
+            "$elemMatch",
+            doc! {"a": {"$elemMatch": {"$gt": 0, "$lt": 10}}},
+            doc! {"a": [10, 11, 12]},
+            doc! {"operatorName": "$elemMatch", "specifiedAs": {"a": {"$elemMatch": {"$gt": 0, "$lt": 10}}}, "reason": "array did not satisfy the child predicate", "consideredValue": [10, 11, 12]},
+        ),
+        (
+            "$elemMatch on a non-array",
+            doc! {"a": {"$elemMatch": {"b": {"$gt": 0}, "c": {"$lt": 0}}}},
+            doc! {"a": "foo"},
+            doc! {"operatorName": "$elemMatch", "specifiedAs": {"a": {"$elemMatch": {"b": {"$gt": 0}, "c": {"$lt": 0}}}}, "reason": "type did not match", "consideredType": "string", "expectedType": "array", "consideredValue": "foo"},
+        ),
+        ("$bitsAllClear", doc! {"a": {"$bitsAllClear": 2}}, doc! {"a": [7, 3]}, doc! {"operatorName": "$bitsAllClear", "specifiedAs": {"a": {"$bitsAllClear": 2}}, "reason": "bitwise operator failed to match", "consideredValues": [7, 3]}),
+        (
+            "$bitsAnyClear on a string",
+            doc! {"a": {"$bitsAnyClear": 3}},
+            doc! {"a": "someString"},
+            doc! {"operatorName": "$bitsAnyClear", "specifiedAs": {"a": {"$bitsAnyClear": 3}}, "reason": "type did not match", "consideredType": "string", "expectedTypes": ["binData", "decimal", "double", "int", "long"], "consideredValue": "someString"},
+        ),
+        (
+            "$not of a regex",
+            doc! {"a": {"$not": re("^S")}},
+            doc! {"a": "S"},
+            doc! {"operatorName": "$not", "details": {"operatorName": "$regex", "specifiedAs": {"a": re("^S")}, "reason": "regular expression did match", "consideredValue": "S"}},
+        ),
+        (
+            "at most ten considered values",
+            doc! {"a": {"$lt": 0}},
+            doc! {"a": many},
+            doc! {"operatorName": "$lt", "specifiedAs": {"a": {"$lt": 0}}, "reason": "comparison failed", "consideredValues": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], "consideredValuesTruncated": true},
+        ),
+    ]);
+}
