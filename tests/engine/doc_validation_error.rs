@@ -357,6 +357,19 @@ fn json_schema_object_keywords() {
             schema_rules(vec![property("a", vec![doc! {"operatorName": "maxProperties", "specifiedAs": {"maxProperties": 1}, "reason": "specified number of properties was not satisfied", "numberOfProperties": 2}])]),
         ),
         (
+            "property dependency with a title",
+            doc! {"$jsonSchema": {"dependencies": {"a": ["b", "c"], "title": "a needs b and c"}}},
+            doc! {"a": 1, "b": 2},
+            schema_rules(vec![doc! {"operatorName": "dependencies", "title": "a needs b and c", "failingDependencies": [{"conditionalProperty": "a", "missingProperties": ["c"]}]}]),
+        ),
+        (
+            "schema dependency",
+            doc! {"$jsonSchema": {"dependencies": {"a": {"properties": {"b": {"type": "number"}}}, "title": "a needs b"}}},
+            doc! {"a": 1, "b": "foo"},
+            schema_rules(vec![doc! {"operatorName": "dependencies", "title": "a needs b", "failingDependencies": [{"conditionalProperty": "a", "details": [
+                property("b", vec![doc! {"operatorName": "type", "specifiedAs": {"type": "number"}, "reason": "type did not match", "consideredValue": "foo", "consideredType": "string"}])]}]}]),
+        ),
+        (
             "property dependencies",
             doc! {"$jsonSchema": {"dependencies": {"a": ["b", "c", "d"], "b": ["c", "d"], "e": ["c", "d"]}}},
             doc! {"a": 1, "b": 2, "e": 3},

@@ -187,6 +187,10 @@ impl Schema {
                 "dependencies" => {
                     let Bson::Document(deps) = v else { return Err(type_err(kw, "an object")) };
                     for (name, dep) in deps {
+                        // The server lets `title` and `description` annotate the keyword.
+                        if matches!(dep, Bson::String(_)) && (name == "title" || name == "description") {
+                            continue;
+                        }
                         let dep = match dep {
                             Bson::Document(sub) => Dependency::Schema(Box::new(Schema::parse(sub)?)),
                             Bson::Array(list) => {
