@@ -104,7 +104,9 @@ impl Collection {
     /// Document validation (`validator`, `validationLevel`, `validationAction` options): fails
     /// with `DocumentValidationFailure` (121) when `doc` does not match the validator. With
     /// `validationLevel: "moderate"`, an update of a document that did not match (`old`) is not
-    /// checked; `"off"` and `validationAction: "warn"` accept everything.
+    /// checked; `"off"` and `validationAction: "warn"` accept everything. The error's `errInfo`
+    /// names the document (`failingDocumentId`) and explains the failure (`details`, see
+    /// [`crate::query::validation_error`]).
     pub fn check_validator(&self, doc: &Document, old: Option<&Document>, env: &Env) -> Result<()> {
         let Some(Bson::Document(validator)) = self.options.get("validator") else { return Ok(()) };
         if validator.is_empty() {
@@ -116,17 +118,22 @@ impl Collection {
             return Ok(());
         }
         let m = Matcher::parse(validator)?;
-        if m.matches(doc, env)? {
+        // An evaluation error (a `$expr` dividing by zero) fails validation, as in the server
+        // (`checkValidation` catches it); the details then explain the error.
+        if m.matches(doc, env).unwrap_or(false) {
             return Ok(());
         }
         if let (Some(old), "moderate") = (old, level) {
-            if !m.matches(old, env)? {
+            if !m.matches(old, env).unwrap_or(false) {
                 return Ok(());
             }
         }
         let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
-        Err(Error::new(ErrorKind::DocumentValidationFailure, "Document failed validation")
-            .with_info(bson::doc! {"errInfo": {"failingDocumentId": id}}))
+        let mut info = bson::doc! {"failingDocumentId": id};
+        if let Some(details) = crate::query::validation_error::explain(validator, doc, env) {
+            info.insert("details", details);
+        }
+        Err(Error::new(ErrorKind::DocumentValidationFailure, "Document failed validation").with_info(bson::doc! {"errInfo": info}))
     }
 
     /// Checks that `doc` could be stored as record `rid` (a new record when `rid` is not

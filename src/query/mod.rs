@@ -25,6 +25,7 @@ pub(crate) mod parser;
 pub mod projection;
 pub mod registry;
 pub mod sort;
+pub mod validation_error;
 mod upsert;
 
 pub use upsert::{equality_fields, upsert_seed};

@@ -927,12 +927,15 @@ fn aggregate_out_and_merge() {
 #[test]
 fn document_validation() {
     let create = || doc! {"create": "c", "validator": {"$jsonSchema": {"required": ["name"]}, "qty": {"$gte": 0}}};
-    let failed = |id: Bson| doc! {"index": 0, "code": 121, "errInfo": {"failingDocumentId": id}, "errmsg": "Document failed validation"};
+    // `details` says which clause failed (tests/engine/doc_validation_error.rs has the rest).
+    let no_name = doc! {"operatorName": "$and", "clausesNotSatisfied": [{"index": 0, "details": {"operatorName": "$jsonSchema", "schemaRulesNotSatisfied": [{"operatorName": "required", "specifiedAs": {"required": ["name"]}, "missingProperties": ["name"]}]}}]};
+    let negative = doc! {"operatorName": "$and", "clausesNotSatisfied": [{"index": 1, "details": {"operatorName": "$gte", "specifiedAs": {"qty": {"$gte": 0}}, "reason": "comparison failed", "consideredValue": -4}}]};
+    let failed = |id: Bson, details: &Document| doc! {"index": 0, "code": 121, "errInfo": {"failingDocumentId": id, "details": details.clone()}, "errmsg": "Document failed validation"};
     // Updates meet the validator while the server's executor runs them.
-    let failed_update = |id: Bson| doc! {"index": 0, "code": 121, "errInfo": {"failingDocumentId": id}, "errmsg": "Plan executor error during update :: caused by :: Document failed validation"};
+    let failed_update = |id: Bson, details: &Document| doc! {"index": 0, "code": 121, "errInfo": {"failingDocumentId": id, "details": details.clone()}, "errmsg": "Plan executor error during update :: caused by :: Document failed validation"};
     check_all(vec![
         ("a valid insert", vec![create()], ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}]), doc! {"n": 1}),
-        ("an invalid insert", vec![create()], ins(vec![doc! {"_id": 1, "qty": 1}]), doc! {"n": 0, "writeErrors": [failed(Bson::Int32(1))]}),
+        ("an invalid insert", vec![create()], ins(vec![doc! {"_id": 1, "qty": 1}]), doc! {"n": 0, "writeErrors": [failed(Bson::Int32(1), &no_name)]}),
         (
             "bypassDocumentValidation",
             vec![create()],
@@ -943,13 +946,13 @@ fn document_validation() {
             "an update that breaks the rule",
             vec![create(), ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}])],
             doc! {"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$inc": {"qty": -5}}}]},
-            doc! {"n": 0, "nModified": 0, "writeErrors": [failed_update(Bson::Int32(1))]},
+            doc! {"n": 0, "nModified": 0, "writeErrors": [failed_update(Bson::Int32(1), &negative)]},
         ),
         (
             "an upsert that breaks the rule",
             vec![create()],
             doc! {"update": "c", "updates": [{"q": {"_id": 2}, "u": {"$set": {"qty": 1}}, "upsert": true}]},
-            doc! {"n": 0, "writeErrors": [failed_update(Bson::Int32(2))]},
+            doc! {"n": 0, "writeErrors": [failed_update(Bson::Int32(2), &no_name)]},
         ),
         (
             "moderate level leaves invalid documents updatable",
@@ -970,7 +973,7 @@ fn document_validation() {
             "findAndModify reports the failure as a command error",
             vec![create(), ins(vec![doc! {"_id": 1, "name": "a", "qty": 1}])],
             doc! {"findAndModify": "c", "query": {"_id": 1}, "update": {"$unset": {"name": 1}}},
-            doc! {"ok": 0.0, "code": 121, "codeName": "DocumentValidationFailure", "errmsg": "Plan executor error during findAndModify :: caused by :: Document failed validation", "errInfo": {"failingDocumentId": 1}},
+            doc! {"ok": 0.0, "code": 121, "codeName": "DocumentValidationFailure", "errmsg": "Plan executor error during findAndModify :: caused by :: Document failed validation", "errInfo": {"failingDocumentId": 1, "details": no_name.clone()}},
         ),
         (
             "a bad validation level",

@@ -187,6 +187,10 @@ impl Schema {
                 "dependencies" => {
                     let Bson::Document(deps) = v else { return Err(type_err(kw, "an object")) };
                     for (name, dep) in deps {
+                        // The server lets `title` and `description` annotate the keyword.
+                        if matches!(dep, Bson::String(_)) && (name == "title" || name == "description") {
+                            continue;
+                        }
                         let dep = match dep {
                             Bson::Document(sub) => Dependency::Schema(Box::new(Schema::parse(sub)?)),
                             Bson::Array(list) => {
@@ -459,7 +463,7 @@ impl Schema {
 }
 
 /// Equality where documents compare without regard to field order (`$_internalSchemaEq`).
-fn unordered_equal(a: &Bson, b: &Bson) -> bool {
+pub(crate) fn unordered_equal(a: &Bson, b: &Bson) -> bool {
     match (a, b) {
         (Bson::Document(x), Bson::Document(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| unordered_equal(v, w)))
