@@ -19,6 +19,9 @@
 //! UI -> worker   { id, kind: "snapshot" }          -> { id, kind: "snapshot", bytes: Uint8Array }
 //! UI -> worker   { id, kind: "restore", bytes }    -> { id, kind: "restore" }
 //! UI -> worker   { id, kind: "reset" }             -> { id, kind: "reset" }
+//! UI -> worker   { id, kind: "import", file, bytes: Uint8Array, format, db, collection, options }
+//! worker -> UI   { id, kind: "import", report: { file, db, collection, read, inserted, failed,
+//!                  indexes, errors: [{ file, line?, offset?, message }], stopped } }
 //! worker -> UI   { id, kind: "error", error }      a request the worker could not serve
 //! ```
 //!
@@ -61,6 +64,19 @@ pub enum Request {
     },
     /// Empty the database.
     Reset { id: u32 },
+    /// Import one file with the engine's importer (`mongoexport` JSON, `.bson`, CSV/TSV):
+    /// `format`, `db` and `collection` may be empty (from the file name; `test`); `options` is
+    /// JSON text (`{ stopOnError, columnsHaveTypes, ... }`, see `Engine::import_data`).
+    Import {
+        id: u32,
+        file: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+        format: String,
+        db: String,
+        collection: String,
+        options: String,
+    },
 }
 
 impl Request {
@@ -72,6 +88,7 @@ impl Request {
             | Request::CommandBson { id, .. }
             | Request::Snapshot { id }
             | Request::Restore { id, .. }
+            | Request::Import { id, .. }
             | Request::Reset { id } => *id,
         }
     }
@@ -84,6 +101,7 @@ impl Request {
             Request::Snapshot { .. } => "a snapshot of the database",
             Request::Restore { .. } => "restoring the database",
             Request::Reset { .. } => "emptying the database",
+            Request::Import { .. } => "the import",
         }
     }
 }
@@ -111,6 +129,32 @@ pub enum Response {
     },
     Restore { id: u32 },
     Reset { id: u32 },
+    Import { id: u32, report: ImportReport },
+}
+
+/// What an import did (the engine's `import::Report`, as mongoimport sums it up).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ImportReport {
+    pub file: String,
+    pub db: String,
+    pub collection: String,
+    pub read: u64,
+    pub inserted: u64,
+    pub failed: u64,
+    pub indexes: u64,
+    pub errors: Vec<ImportError>,
+    pub stopped: bool,
+}
+
+/// One refused document or unreadable part of an imported file.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ImportError {
+    pub file: String,
+    pub line: Option<u64>,
+    pub offset: Option<u64>,
+    pub message: String,
 }
 
 impl Response {
@@ -123,6 +167,7 @@ impl Response {
             | Response::Command { id, .. }
             | Response::Snapshot { id, .. }
             | Response::Restore { id }
+            | Response::Import { id, .. }
             | Response::Reset { id } => Some(*id),
         }
     }
@@ -142,6 +187,7 @@ pub enum Answer {
     Run(RunReport),
     Command(String),
     Snapshot(Vec<u8>),
+    Import(ImportReport),
     Done,
 }
 
@@ -154,6 +200,7 @@ impl Request {
             (Request::Command { .. } | Request::CommandBson { .. }, Response::Command { reply, .. }) => Ok(Answer::Command(reply)),
             (Request::Snapshot { .. }, Response::Snapshot { bytes, .. }) => Ok(Answer::Snapshot(bytes)),
             (Request::Restore { .. }, Response::Restore { .. }) | (Request::Reset { .. }, Response::Reset { .. }) => Ok(Answer::Done),
+            (Request::Import { .. }, Response::Import { report, .. }) => Ok(Answer::Import(report)),
             (_, other) => Err(format!("the worker answered {} with {other:?}", self.what())),
         }
     }
@@ -271,6 +318,39 @@ impl WriteRecord {
     /// A write known by its Extended JSON text only (the UI's own writes).
     pub fn text(collection: impl Into<String>, command: impl Into<String>) -> WriteRecord {
         WriteRecord { collection: collection.into(), command: command.into(), ..Default::default() }
+    }
+
+    /// An imported file, logged as `{ ppImport: <collection>, $db?, file, options }` with the
+    /// file's own bytes: a replay imports it again.
+    pub fn import(db: &str, collection: &str, file: &str, options: &serde_json::Value, bytes: Vec<u8>) -> WriteRecord {
+        let mut cmd = serde_json::json!({ "ppImport": collection, "file": file, "options": options });
+        if db != "test" && !db.is_empty() {
+            cmd["$db"] = serde_json::Value::String(db.to_string());
+        }
+        WriteRecord { collection: collection.to_string(), command: cmd.to_string(), bson: Some(bytes), inexact: false }
+    }
+
+    /// The request that replays this write: an import imports its file again, a script's write
+    /// sends its exact bytes, the UI's own writes their text.
+    pub fn replay_request(self) -> Request {
+        if let Ok(cmd) = serde_json::from_str::<serde_json::Value>(&self.command) {
+            if let Some(coll) = cmd.get("ppImport").and_then(serde_json::Value::as_str) {
+                let text = |k: &str| cmd.get(k).and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+                return Request::Import {
+                    id: 0,
+                    file: text("file"),
+                    bytes: self.bson.unwrap_or_default(),
+                    format: String::new(),
+                    db: text("$db"),
+                    collection: coll.to_string(),
+                    options: cmd.get("options").map(|o| o.to_string()).unwrap_or_else(|| "{}".into()),
+                };
+            }
+        }
+        match self.bson {
+            Some(bson) => Request::CommandBson { id: 0, bson },
+            None => Request::Command { id: 0, command: self.command },
+        }
     }
 }
 

@@ -119,6 +119,12 @@
           session.setEngine(new wasm_bindgen.Engine());
           reply({ id, kind });
           break;
+        case 'import': {
+          const e = session.client.engine;
+          const report = e.importData(String(msg.file ?? ''), new Uint8Array(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));
+          reply({ id, kind, report });
+          break;
+        }
         default:
           reply({ id, kind: 'error', error: `unknown request kind: ${kind}` });
       }

@@ -207,6 +207,7 @@ pub fn DataView() -> impl IntoView {
                         }.into_any()
                     }
                 }}
+                <ImportPanel/>
             </section>
             {move || pg.collection.get().map(|c| view! { <Documents db=pg.database.get() coll=c/> })}
         </div>
@@ -489,5 +490,168 @@ fn NewDocument(coll: String) -> impl IntoView {
                 <button type="button" class="primary" disabled=move || check().is_err() on:click=move |_| insert()>"Insert"</button>
             </Show>
         </div>
+    }
+}
+
+/// A file to import and the collection it goes to.
+#[derive(Debug, Clone, PartialEq)]
+struct Pending {
+    file: String,
+    bytes: Vec<u8>,
+    collection: RwSignal<String>,
+}
+
+/// The collection a file goes to by default: its name without the extension (mongoimport's).
+pub fn collection_of(file: &str) -> String {
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let lower = base.to_ascii_lowercase();
+    for ext in [".metadata.json", ".ndjson", ".jsonl", ".json", ".bson", ".csv", ".tsv"] {
+        if lower.ends_with(ext) {
+            return base[..base.len() - ext.len()].to_string();
+        }
+    }
+    base.to_string()
+}
+
+/// Import files (picked, dropped or pasted) with the engine's importer: mongoexport JSON, a
+/// mongodump `.bson` (with its `.metadata.json` when both are given), CSV or TSV. Each file goes
+/// to the collection named after it (editable), in the database the Data tab shows.
+#[component]
+fn ImportPanel() -> impl IntoView {
+    let pg = use_pg();
+    let pending = RwSignal::new(Vec::<Pending>::new());
+    let pasted = RwSignal::new(String::new());
+    let paste_name = RwSignal::new("pasted.json".to_string());
+    let skip_bad = RwSignal::new(false);
+    let reports = RwSignal::new(Vec::<String>::new());
+    let add_files = move |list: Option<web_sys::FileList>| {
+        let Some(list) = list else { return };
+        for i in 0..list.length() {
+            let Some(f) = list.get(i) else { continue };
+            spawn_local(async move {
+                let name = f.name();
+                if f.size() > super::pg::MAX_IMPORT as f64 {
+                    pg.error(format!("{name} is {}; the playground imports files of at most {}.", super::human_bytes(f.size()), super::human_bytes(super::pg::MAX_IMPORT as f64)));
+                    return;
+                }
+                match wasm_bindgen_futures::JsFuture::from(f.array_buffer()).await {
+                    Ok(buf) => {
+                        let bytes = js_sys::Uint8Array::new(&buf).to_vec();
+                        pending.update(|p| p.push(Pending { collection: RwSignal::new(collection_of(&name)), file: name, bytes }));
+                    }
+                    Err(_) => pg.error(format!("{name} could not be read.")),
+                }
+            });
+        }
+    };
+    let run = move || {
+        let mut files = pending.get_untracked();
+        let text = pasted.get_untracked();
+        if !text.trim().is_empty() {
+            let name = paste_name.get_untracked();
+            files.push(Pending { collection: RwSignal::new(collection_of(&name)), file: name, bytes: text.into_bytes() });
+        }
+        if files.is_empty() {
+            pg.error("Choose, drop or paste a file to import.");
+            return;
+        }
+        let stop = !skip_bad.get_untracked();
+        spawn_local(async move {
+            let mut lines = Vec::new();
+            for p in files {
+                let coll = p.collection.get_untracked();
+                match pg.import_file(p.file.clone(), p.bytes, coll, stop).await {
+                    Ok(r) => lines.extend(describe_import(&r)),
+                    Err(e) => lines.push(format!("{}: {e}", p.file)),
+                }
+            }
+            pending.set(Vec::new());
+            pasted.set(String::new());
+            reports.set(lines);
+        });
+    };
+    view! {
+        <details class="import">
+            <summary>"Import data"</summary>
+            <div class="drop-zone" aria-label="Drop files to import here"
+                on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
+                on:drop=move |ev: web_sys::DragEvent| {
+                    ev.prevent_default();
+                    add_files(ev.data_transfer().and_then(|d| d.files()));
+                }>
+                <p class="muted">"Drop mongoexport JSON, mongodump .bson, CSV or TSV files here, or "</p>
+                <input type="file" multiple accept=".json,.jsonl,.ndjson,.bson,.csv,.tsv" aria-label="Files to import"
+                    on:change=move |ev| {
+                        let input: web_sys::HtmlInputElement = event_target(&ev);
+                        add_files(input.files());
+                        input.set_value("");
+                    }/>
+            </div>
+            <ul class="pending">
+                {move || pending.get().into_iter().map(|p| view! {
+                    <li>
+                        <span>{format!("{} ({})", p.file, super::human_bytes(p.bytes.len() as f64))}</span>
+                        <label class="field small"><span>"into collection"</span>
+                            <input type="text" aria-label=format!("Collection for {}", p.file) prop:value=move || p.collection.get()
+                                on:input=move |ev| p.collection.set(event_target_value(&ev))/>
+                        </label>
+                    </li>
+                }).collect_view()}
+            </ul>
+            <label class="field"><span>"Or paste Extended JSON (one document per line, or an array), CSV or TSV"</span>
+                <textarea class="json-edit" rows="4" aria-label="Data to import" prop:value=move || pasted.get()
+                    on:input=move |ev| pasted.set(event_target_value(&ev))></textarea>
+            </label>
+            <label class="field small"><span>"Pasted data's file name (its extension says the format)"</span>
+                <input type="text" aria-label="Pasted data's file name" prop:value=move || paste_name.get() on:input=move |ev| paste_name.set(event_target_value(&ev))/>
+            </label>
+            <label class="check"><input type="checkbox" prop:checked=move || skip_bad.get() on:change=move |ev| skip_bad.set(event_target_checked(&ev))/>
+                " Skip documents that cannot be read or inserted (by default the import stops at the first, as mongoimport does, and nothing of that file is kept)"</label>
+            <button type="button" class="primary" disabled=move || pg.busy.get() on:click=move |_| run()>"Import"</button>
+            <ul class="import-report" aria-live="polite">
+                {move || reports.get().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+            </ul>
+        </details>
+    }
+}
+
+/// The lines a report shows: mongoimport's summary, then each error at its place.
+pub fn describe_import(r: &crate::protocol::ImportReport) -> Vec<String> {
+    let mut out = vec![if r.stopped {
+        format!("{} -> {}.{}: stopped at an error; nothing of this file was kept.", r.file, r.db, r.collection)
+    } else {
+        let indexes = if r.indexes > 0 { format!(" {} index(es) created.", r.indexes) } else { String::new() };
+        format!("{} -> {}.{}: {} document(s) imported, {} failed.{indexes}", r.file, r.db, r.collection, r.inserted, r.failed)
+    }];
+    for e in &r.errors {
+        let at = match (e.line, e.offset) {
+            (Some(l), _) => format!(":{l}"),
+            (None, Some(o)) => format!(" at byte {o}"),
+            _ => String::new(),
+        };
+        out.push(format!("{}{at}: {}", e.file, e.message));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_goes_to_the_collection_named_after_it() {
+        let cases = [("orders.json", "orders"), ("dump/shop/items.bson", "items"), ("People.CSV", "People"), ("log.ndjson", "log"), ("x.metadata.json", "x"), ("noext", "noext")];
+        for (file, coll) in cases {
+            assert_eq!(collection_of(file), coll, "{file}");
+        }
+    }
+
+    #[test]
+    fn a_report_reads_as_mongoimport_sums_up() {
+        let mut r = crate::protocol::ImportReport { file: "o.json".into(), db: "test".into(), collection: "o".into(), read: 3, inserted: 2, failed: 1, ..Default::default() };
+        r.errors.push(crate::protocol::ImportError { file: "o.json".into(), line: Some(3), offset: None, message: "unexpected end".into() });
+        assert_eq!(describe_import(&r), ["o.json -> test.o: 2 document(s) imported, 1 failed.", "o.json:3: unexpected end"]);
+        r.stopped = true;
+        assert_eq!(describe_import(&r)[0], "o.json -> test.o: stopped at an error; nothing of this file was kept.");
     }
 }

@@ -69,6 +69,9 @@ pub fn ExportView() -> impl IntoView {
             <section aria-label="Share">
                 <h2>"Share"</h2>
                 <p class="muted">"The link carries the lesson, your scripts, audits and every write, compressed in its fragment (never sent to a server). Opening it rebuilds this playground."</p>
+                {move || pg.session.with(|s| s.has_imports()).then(|| view! {
+                    <p class="notice-inline imported-data">"This session holds imported files, which the link carries whole: it may be too long to share. Share your scripts without the data, or send the files along."</p>
+                })}
                 <label class="block" for="share-link">{move || format!("Share link ({} characters)", link.get().len())}</label>
                 <input id="share-link" type="text" readonly prop:value=move || link.get() on:focus=move |ev| {
                     if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); }

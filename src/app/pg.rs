@@ -15,7 +15,7 @@ use super::lesson::Lesson;
 use super::session::{self, Origin, Session};
 use super::state::{self, Kv, LinkChoice, Saved, Slot, Store};
 use super::worker::{Engine, EngineError};
-use crate::protocol::{Cost, OutputLine, RunError, Stream, WriteRecord};
+use crate::protocol::{Cost, ImportReport, OutputLine, RunError, Stream, WriteRecord};
 
 /// Mounts the app into `<main id="app">` after installing the panic reporter.
 pub fn start() {
@@ -345,6 +345,55 @@ impl Pg {
         self.busy.set(false);
     }
 
+    /// Imports one file into `db.collection` (an empty collection: named after the file) with
+    /// the engine's importer. A file that stops on an error leaves the database as it was before
+    /// it (so does Stop); an import that succeeds is logged with the file's bytes, so a reload
+    /// imports it again. Returns the importer's report, or why there is none.
+    pub async fn import_file(&self, file: String, bytes: Vec<u8>, collection: String, stop_on_error: bool) -> Result<ImportReport, String> {
+        if self.busy.get_untracked() {
+            return Err("the engine is busy".into());
+        }
+        if bytes.len() > MAX_IMPORT {
+            return Err(format!(
+                "{file} is {}; the playground imports files of at most {}.",
+                super::human_bytes(bytes.len() as f64),
+                super::human_bytes(MAX_IMPORT as f64)
+            ));
+        }
+        self.busy.set(true);
+        let engine = self.engine();
+        let snapshot = engine.snapshot().await.ok();
+        engine.set_checkpoint(snapshot.clone());
+        let db = self.database.get_untracked();
+        // The ObjectIds of documents without `_id` are made from these, logged with the file:
+        // a replay gives the same ones.
+        let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
+        let time = (js_sys::Date::now() / 1000.0) as u32;
+        let options = serde_json::json!({ "stopOnError": stop_on_error, "ids": { "time": time, "seed": seed } });
+        self.run_started.set(Some(now_ms()));
+        let r = engine.import(file.clone(), bytes.clone(), db.clone(), collection, options.to_string(), IMPORT_LIMIT_MS).await;
+        self.run_started.set(None);
+        engine.set_checkpoint(None);
+        let result = match r {
+            Ok(report) if report.stopped || report.inserted == 0 => {
+                // Nothing of a stopped import stays.
+                if let Some(bytes) = snapshot {
+                    let _ = engine.restore(bytes).await;
+                }
+                Ok(report)
+            }
+            Ok(report) => {
+                let record = WriteRecord::import(&report.db, &report.collection, &file, &options, bytes);
+                self.session.update(|s| s.record(Origin::Ui { action: format!("Import {file}") }, vec![record]));
+                Ok(report)
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        self.data_version.update(|v| *v += 1);
+        self.busy.set(false);
+        result
+    }
+
     /// Stops the running script (the Stop button); `run_script` then reports it.
     pub fn stop(&self) {
         if self.busy.get_untracked() {
@@ -363,19 +412,9 @@ impl Pg {
         let limit = self.time_limit_ms.get_untracked();
         let mut failed = BTreeMap::new();
         for (i, w) in writes.into_iter().enumerate() {
-            // A script's write replays as its exact bytes; the UI's own writes are their text.
-            let answer = match w.bson {
-                Some(bson) => engine.command_bson(bson, limit).await,
-                None => engine.command(w.command, limit).await,
-            };
-            let why = match answer {
-                Ok(reply) => match serde_json::from_str::<Value>(&reply) {
-                    Ok(r) => audits::reply_error(&r),
-                    Err(e) => Some(format!("unreadable reply: {e}")),
-                },
-                Err(e) => Some(e.to_string()),
-            };
-            if let Some(why) = why {
+            // A script's write replays as its exact bytes, an import imports its file again; the
+            // UI's own writes are their text.
+            if let Some(why) = engine.replay_write(w, limit).await {
                 failed.insert(i, why);
             }
         }
@@ -589,6 +628,9 @@ impl Pg {
 /// The scripts' time limit: the default (also the most a share link may set), and the range the
 /// learner may choose from.
 pub const DEFAULT_LIMIT_MS: u32 = 10_000;
+/// The largest file the playground imports, and how long an import may take.
+pub const MAX_IMPORT: usize = 256 << 20;
+const IMPORT_LIMIT_MS: u32 = 300_000;
 const MIN_LIMIT_MS: u32 = 500;
 const MAX_LIMIT_MS: u32 = 600_000;
 

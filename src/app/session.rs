@@ -50,6 +50,11 @@ impl Session {
         self.entries.iter().flat_map(|e| e.writes.iter())
     }
 
+    /// True when the log holds an imported file (`WriteRecord::import` writes `ppImport` first).
+    pub fn has_imports(&self) -> bool {
+        self.writes().any(|w| w.command.starts_with(&format!("{{\"{IMPORT}\"")))
+    }
+
     /// Checks that every write is one the playground records ([`RECORDED`]): a state from a
     /// link or storage carrying anything else is refused.
     pub fn check(&self) -> Result<(), String> {
@@ -128,10 +133,13 @@ pub fn js_string(s: &str) -> String {
 /// The write commands the playground records (the runtime's log, www/runtime/client.js, and the
 /// UI's own writes). A saved state or share link may carry only these, and only these export;
 /// `aggregate` only when its pipeline ends in `$out` or `$merge`.
-pub const RECORDED: [&str; 12] = [
+pub const RECORDED: [&str; 13] = [
     "insert", "update", "delete", "findAndModify", "create", "createIndexes", "drop", "dropIndexes",
-    "collMod", "renameCollection", "dropDatabase", "aggregate",
+    "collMod", "renameCollection", "dropDatabase", "aggregate", IMPORT,
 ];
+
+/// An imported file in the log (`WriteRecord::import`): its bytes are the file's, not a command.
+pub const IMPORT: &str = "ppImport";
 
 /// The command of a recorded write, if it is one the playground makes: a document whose first
 /// key names a [`RECORDED`] command on a collection (a name without NUL), with no `$` field at
@@ -150,7 +158,14 @@ pub fn check_write(w: &WriteRecord) -> Result<Value, String> {
         Some(Value::String(db)) => Some(user_db(db)?),
         Some(_) => return Err(format!("a {name} command whose $db is not a name")),
     };
-    if let Some(bytes) = &w.bson {
+    if name == IMPORT {
+        if w.bson.is_none() {
+            return Err("an import without its file".into());
+        }
+        if !o.get("file").is_some_and(Value::is_string) || !o.get("options").is_none_or(Value::is_object) {
+            return Err("an import without a file name".into());
+        }
+    } else if let Some(bytes) = &w.bson {
         let raw = bson::RawDocument::from_bytes(bytes).map_err(|_| format!("a {name} write whose bytes are not a document"))?;
         let first = raw.iter().next().and_then(|e| e.ok()).map(|(k, _)| k.as_str().to_string());
         if first.as_deref() != Some(name.as_str()) {
@@ -245,6 +260,18 @@ pub fn statement(w: &WriteRecord) -> Result<String, String> {
         }
     }
     let target = db_expr(write_db(&cmd));
+    if cmd.get(IMPORT).is_some() {
+        // The file is not in the script: it says how to load it first.
+        let file = cmd.get("file").and_then(Value::as_str).unwrap_or_default();
+        let coll = cmd.get(IMPORT).and_then(Value::as_str).unwrap_or_default();
+        let tool = if file.ends_with(".bson") { "mongorestore" } else { "mongoimport" };
+        return Ok(format!(
+            "// The playground imported the file {} into {}.{}: load it there with {tool} before running this script.",
+            js_string(file),
+            one_line(write_db(&cmd)),
+            one_line(coll)
+        ));
+    }
     let o = cmd.as_object_mut().ok_or("not a document")?;
     o.remove("$db");
     let name = o.keys().next().map(String::as_str).unwrap_or_default();
@@ -460,6 +487,9 @@ mod tests {
         let unreadable = WriteRecord::text("c", "{not json");
         assert!(statement(&unreadable).unwrap_err().contains("unreadable"));
         for name in RECORDED {
+            if name == IMPORT {
+                continue; // imports_are_logged_with_their_file
+            }
             let cmd = match name {
                 "renameCollection" => json!({"renameCollection": "test.a", "to": "test.b"}),
                 "dropDatabase" => json!({"dropDatabase": 1}),
@@ -468,6 +498,33 @@ mod tests {
             };
             assert!(statement(&w("c", cmd.clone())).is_ok(), "{cmd}");
         }
+    }
+
+    #[test]
+    fn imports_are_logged_with_their_file() {
+        let rec = WriteRecord::import("shop", "orders", "orders.json", &json!({"stopOnError": true}), b"{\"a\":1}\n".to_vec());
+        assert!(check_write(&rec).is_ok());
+        assert_eq!(
+            statement(&rec).unwrap(),
+            r#"// The playground imported the file "orders.json" into shop.orders: load it there with mongoimport before running this script."#
+        );
+        match rec.clone().replay_request() {
+            crate::protocol::Request::Import { file, bytes, db, collection, options, .. } => {
+                assert_eq!((file.as_str(), bytes.as_slice(), db.as_str(), collection.as_str()), ("orders.json", &b"{\"a\":1}\n"[..], "shop", "orders"));
+                assert_eq!(options, r#"{"stopOnError":true}"#);
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut without = rec.clone();
+        without.bson = None;
+        assert!(check_write(&without).unwrap_err().contains("without its file"));
+        let dump = WriteRecord::import("test", "c", "c.bson", &json!({}), vec![0]);
+        assert!(statement(&dump).unwrap().contains("mongorestore"));
+        let mut s = Session::default();
+        s.record(Origin::Script { title: "x".into() }, vec![w("c", json!({"insert": "c", "documents": []}))]);
+        assert!(!s.has_imports());
+        s.record(Origin::Ui { action: "Import".into() }, vec![dump]);
+        assert!(s.has_imports());
     }
 
     #[test]

@@ -24,7 +24,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::MessageEvent;
 
-use crate::protocol::{Answer, Envelope, Request, Response, RunReport, WriteRecord};
+use crate::protocol::{Answer, Envelope, ImportReport, Request, Response, RunReport, WriteRecord};
 
 /// Deadline of the requests that only move the database around (snapshot, restore, reset).
 pub const HOUSEKEEPING_LIMIT_MS: u32 = 60_000;
@@ -308,13 +308,10 @@ impl Engine {
                     let n = writes.len();
                     let mut failed = 0;
                     for w in writes {
-                        // A script's write replays as its exact bytes, as `Pg::replay` does.
-                        let req = match w.bson {
-                            Some(bson) => Request::CommandBson { id: 0, bson },
-                            None => Request::Command { id: 0, command: w.command },
-                        };
-                        match this.send(req, HOUSEKEEPING_LIMIT_MS).await {
+                        // As `Pg::replay` does (`WriteRecord::replay_request`).
+                        match this.send(w.replay_request(), HOUSEKEEPING_LIMIT_MS).await {
                             Ok(Answer::Command(reply)) if reply_ok(&reply) => {}
+                            Ok(Answer::Import(r)) if !r.stopped => {}
                             _ => failed += 1,
                         }
                     }
@@ -430,15 +427,6 @@ impl Engine {
         }
     }
 
-    /// Runs one server command given as its BSON bytes (a logged write, replayed exactly); the
-    /// reply's text.
-    pub async fn command_bson(&self, bson: Vec<u8>, limit_ms: u32) -> Result<String, EngineError> {
-        match self.call(Request::CommandBson { id: 0, bson }, limit_ms).await? {
-            Answer::Command(r) => Ok(r),
-            other => Err(EngineError::Broken(format!("not a command's answer: {other:?}"))),
-        }
-    }
-
     /// The whole database as bytes.
     pub async fn snapshot(&self) -> Result<Vec<u8>, EngineError> {
         match self.call(Request::Snapshot { id: 0 }, HOUSEKEEPING_LIMIT_MS).await? {
@@ -450,6 +438,29 @@ impl Engine {
     /// Replaces the database with snapshot bytes.
     pub async fn restore(&self, bytes: Vec<u8>) -> Result<(), EngineError> {
         self.call(Request::Restore { id: 0, bytes }, HOUSEKEEPING_LIMIT_MS).await.map(|_| ())
+    }
+
+    /// Replays one logged write (`WriteRecord::replay_request`): why it failed, if it did.
+    pub async fn replay_write(&self, w: WriteRecord, limit_ms: u32) -> Option<String> {
+        match self.call(w.replay_request(), limit_ms).await {
+            Ok(Answer::Command(reply)) => match serde_json::from_str::<serde_json::Value>(&reply) {
+                Ok(r) => super::audits::reply_error(&r),
+                Err(e) => Some(format!("unreadable reply: {e}")),
+            },
+            Ok(Answer::Import(r)) if r.stopped => Some(r.errors.first().map(|e| e.message.clone()).unwrap_or_else(|| "the import stopped".into())),
+            Ok(Answer::Import(_)) => None,
+            Ok(other) => Some(format!("not a write's answer: {other:?}")),
+            Err(e) => Some(e.to_string()),
+        }
+    }
+
+    /// Imports one file (see [`Request::Import`]); `limit_ms` bounds it like a run.
+    pub async fn import(&self, file: String, bytes: Vec<u8>, db: String, collection: String, options: String, limit_ms: u32) -> Result<ImportReport, EngineError> {
+        let req = Request::Import { id: 0, file, bytes, format: String::new(), db, collection, options };
+        match self.call(req, limit_ms).await? {
+            Answer::Import(r) => Ok(r),
+            other => Err(EngineError::Broken(format!("not an import's answer: {other:?}"))),
+        }
     }
 
     /// Empties the database.
@@ -508,6 +519,7 @@ fn with_id(req: Request, id: u32) -> Request {
         Request::Snapshot { .. } => Request::Snapshot { id },
         Request::Restore { bytes, .. } => Request::Restore { id, bytes },
         Request::Reset { .. } => Request::Reset { id },
+        Request::Import { file, bytes, format, db, collection, options, .. } => Request::Import { id, file, bytes, format, db, collection, options },
     }
 }
 

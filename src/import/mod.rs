@@ -117,6 +117,8 @@ pub fn collection_name_for(file: &str) -> String {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub format: Format,
+    /// ObjectIds for documents without `_id`, made here (else by the insert).
+    pub ids: Option<IdSpec>,
     /// Stop at the first error (the default, as `--stopOnError`); otherwise skip bad documents.
     pub stop_on_error: bool,
     /// Documents per insert command.
@@ -126,7 +128,7 @@ pub struct Options {
 
 impl Options {
     pub fn new(format: Format) -> Options {
-        Options { format, stop_on_error: true, batch_size: DEFAULT_BATCH, csv: CsvOptions::default() }
+        Options { format, ids: None, stop_on_error: true, batch_size: DEFAULT_BATCH, csv: CsvOptions::default() }
     }
 }
 
@@ -332,13 +334,28 @@ pub fn import_with_metadata(
             return report;
         }
     };
+    let mut next_id = options.ids.map(IdSpec::generator);
     'batches: while let Some(batch) = reader.next_batch(options.batch_size) {
         report.read += batch.docs.len() as u64;
         let read_errors = batch.errors;
         if !batch.docs.is_empty() {
             let locs = batch.locs;
             let count = batch.docs.len();
-            let docs: Vec<Bson> = batch.docs.into_iter().map(Bson::Document).collect();
+            let docs: Vec<Bson> = batch
+                .docs
+                .into_iter()
+                .map(|mut d| {
+                    if let Some(gen) = next_id.as_mut() {
+                        if !d.contains_key("_id") {
+                            let mut with_id = Document::new();
+                            with_id.insert("_id", gen());
+                            with_id.extend(d);
+                            d = with_id;
+                        }
+                    }
+                    Bson::Document(d)
+                })
+                .collect();
             let cmd = doc! {"insert": collection, "documents": docs, "ordered": options.stop_on_error, "$db": db_name};
             let reply = db.run_command(&cmd);
             if let Some(e) = command_error(&reply) {
@@ -501,6 +518,39 @@ pub struct RequestOptions {
     /// The `.metadata.json` text of a `.bson` file, and its file name.
     pub metadata: Option<String>,
     pub metadata_file: Option<String>,
+    /// The ObjectIds given to documents without an `_id`, as a client gives them (mongoimport's
+    /// driver does): `{ time: <seconds>, seed: <number> }` makes them the same at every import of
+    /// the file (the playground's log replays imports). Without it the server generates them.
+    pub ids: Option<IdSpec>,
+}
+
+/// How [`RequestOptions::ids`] are made: the seconds of each ObjectId, and a seed for its 5
+/// random bytes and the start of its 3-byte counter.
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
+pub struct IdSpec {
+    pub time: u32,
+    pub seed: u64,
+}
+
+impl IdSpec {
+    /// The ObjectIds in order: the driver's layout (time, 5 random bytes, counter).
+    fn generator(self) -> impl FnMut() -> bson::oid::ObjectId {
+        // splitmix64 of the seed: the random bytes and the counter's start.
+        let mut z = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let random = z.to_le_bytes();
+        let mut counter = (z >> 40) as u32 & 0x00ff_ffff;
+        move || {
+            let mut b = [0u8; 12];
+            b[..4].copy_from_slice(&self.time.to_be_bytes());
+            b[4..9].copy_from_slice(&random[..5]);
+            counter = (counter + 1) & 0x00ff_ffff;
+            b[9..].copy_from_slice(&counter.to_be_bytes()[1..]);
+            bson::oid::ObjectId::from_bytes(b)
+        }
+    }
 }
 
 /// One import as the bindings ask for it: `format` by name (empty: from the file name),
@@ -532,6 +582,7 @@ pub fn import_request(db: &mut Database, file: &str, bytes: &[u8], format: &str,
     let db_name = if db_name.is_empty() { crate::db::DEFAULT_DB } else { db_name };
     let mut opts = Options::new(format);
     opts.stop_on_error = req.stop_on_error.unwrap_or(true);
+    opts.ids = req.ids;
     opts.batch_size = req.batch_size.unwrap_or(DEFAULT_BATCH).clamp(1, 100_000);
     opts.csv.columns_have_types = req.columns_have_types;
     opts.csv.ignore_blanks = req.ignore_blanks;

@@ -5,6 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { deflateRawSync } from "node:zlib";
+import { BSON } from "bson";
 import { serve } from "./server.mjs";
 import { DIST, launch, dump, dumpAll, replayExport } from "./browser.mjs";
 
@@ -192,6 +193,54 @@ test("several databases: a script's writes in another database survive a reload,
   const replayed = await replayExport(script, { allDbs: true });
   assert.deepEqual(Object.fromEntries(Object.entries(replayed).map(([d, colls]) => [d, Object.fromEntries(Object.entries(colls).map(([c, v]) => [c, v.docs]))])), expected);
   assert.deepEqual(replayed.archive.orders.indexes.map((i) => i.name), ["_id_", "at_1"]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("import: JSON lines, CSV and a .bson dump land in their collections and survive a reload; a bad file keeps nothing", async () => {
+  const { context, page, errors } = await open();
+  await page.getByRole("tab", { name: "Data" }).click();
+  await page.locator("details.import summary").click();
+  const bson = Buffer.concat([BSON.serialize({ _id: 1, at: new Date(0), n: BSON.Long.fromNumber(5) }), BSON.serialize({ _id: 2, d: BSON.Decimal128.fromString("1.10") })]);
+  await page.getByLabel("Files to import", { exact: true }).setInputFiles([
+    { name: "orders.json", mimeType: "application/json", buffer: Buffer.from('{"_id":1,"total":{"$numberDecimal":"9.90"}}\n{"_id":2,"total":5}\n') },
+    { name: "people.csv", mimeType: "text/csv", buffer: Buffer.from("name,age,active\nAda,36,true\nAlan,41,false\n") },
+    { name: "items.bson", mimeType: "application/octet-stream", buffer: bson },
+  ]);
+  await page.locator(".import .pending li").nth(2).waitFor();
+  await page.getByLabel("Collection for people.csv").fill("staff");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  const report = page.locator(".import-report li");
+  await report.nth(2).waitFor();
+  assert.deepEqual(await report.allInnerTexts(), [
+    "orders.json -> test.orders: 2 document(s) imported, 0 failed.",
+    "people.csv -> test.staff: 2 document(s) imported, 0 failed.",
+    "items.bson -> test.items: 2 document(s) imported, 0 failed.",
+  ]);
+  const expected = {
+    items: [{ _id: { $numberInt: "1" }, at: { $date: { $numberLong: "0" } }, n: { $numberLong: "5" } }, { _id: { $numberInt: "2" }, d: { $numberDecimal: "1.10" } }],
+    orders: [{ _id: { $numberInt: "1" }, total: { $numberDecimal: "9.90" } }, { _id: { $numberInt: "2" }, total: { $numberInt: "5" } }],
+    staff: (await dump(page)).staff,
+  };
+  // CSV typed as mongoimport types it: numbers become numbers, `true` stays a string.
+  assert.deepEqual(expected.staff.map((d) => [d.name, d.age, d.active]), [["Ada", { $numberInt: "36" }, "true"], ["Alan", { $numberInt: "41" }, "false"]]);
+  assert.deepEqual(await dump(page), expected);
+  // A file with a bad line stops there and leaves nothing of itself.
+  await page.getByLabel("Data to import").fill('{"_id":1}\n{"_id": }\n');
+  await page.getByLabel("Pasted data's file name").fill("bad.json");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await page.locator(".import-report li", { hasText: "bad.json -> test.bad: stopped at an error; nothing of this file was kept." }).waitFor();
+  assert.match(await report.nth(1).innerText(), /^bad\.json:2: /);
+  assert.deepEqual(await dump(page), expected);
+  // The imports are in the log with their files: a reload imports them again.
+  await page.waitForTimeout(600);
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true);
+  await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length === 3);
+  assert.deepEqual(await dump(page), expected);
+  await page.getByRole("tab", { name: "Export & share" }).click();
+  assert.match(await page.locator("#export-script").innerText(), /imported the file "items\.bson" into test\.items: load it there with mongorestore/);
+  await page.locator(".imported-data").waitFor();
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -420,3 +420,29 @@ fn collection_names_and_formats_from_file_names() {
     assert_eq!(Format::from_file_name("x.ndjson"), Some(Format::JsonLines));
     assert_eq!(Format::from_file_name("x.txt"), None);
 }
+
+#[test]
+fn client_made_ids_are_the_same_at_every_import_of_a_file() {
+    let csv = b"name,n\nAda,1\nAlan,2\n";
+    let options = r#"{"ids": {"time": 1700000000, "seed": 42}}"#;
+    let ids = |db: &mut pattern_playground::db::Database| {
+        let r = db.run_command(&bson::doc! {"find": "people", "sort": {"n": 1}});
+        r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().get_object_id("_id").unwrap()).collect::<Vec<_>>()
+    };
+    let mut a = crate::common::fixed_db(1);
+    let mut b = crate::common::fixed_db(2);
+    for db in [&mut a, &mut b] {
+        let report = import::import_request(db, "people.csv", csv, "", "", "", options);
+        assert_eq!((report.inserted, report.stopped), (2, false), "{report:?}");
+    }
+    let (ia, ib) = (ids(&mut a), ids(&mut b));
+    assert_eq!(ia, ib);
+    // The driver's layout: the given seconds, then the same 5 bytes, then a counter.
+    assert_eq!(ia[0].timestamp().timestamp_millis(), 1_700_000_000_000);
+    assert_eq!(ia[0].bytes()[4..9], ia[1].bytes()[4..9]);
+    assert_eq!(u32::from_be_bytes([0, ia[1].bytes()[9], ia[1].bytes()[10], ia[1].bytes()[11]]), (u32::from_be_bytes([0, ia[0].bytes()[9], ia[0].bytes()[10], ia[0].bytes()[11]]) + 1) & 0xff_ffff);
+    // Without `ids` the server makes them: another seed, other ids.
+    let mut c = crate::common::fixed_db(3);
+    import::import_request(&mut c, "people.csv", csv, "", "", "", "");
+    assert_ne!(ids(&mut c), ia);
+}
