@@ -70,6 +70,7 @@ impl Engine {
         match Database::restore(bytes) {
             Ok(mut db) => {
                 db.set_clock(js_now);
+                db.set_topology(self.db.topology());
                 self.db = db;
                 Ok(())
             }
@@ -87,6 +88,14 @@ impl Engine {
     #[wasm_bindgen(js_name = importData)]
     pub fn import_data(&mut self, file: &str, bytes: &[u8], format: &str, db: &str, collection: &str, options: &str) -> JsValue {
         to_js(&crate::import::import_request(&mut self.db, file, bytes, format, db, collection, options))
+    }
+
+    /// `db.collection` as `mongoexport` or `mongodump` write it (`crate::export`): `format` is
+    /// `json` (relaxed Extended JSON lines), `canonical` (canonical Extended JSON lines), `bson`
+    /// (a `.bson` stream) or `metadata` (its `.metadata.json`).
+    #[wasm_bindgen(js_name = exportData)]
+    pub fn export_data(&self, db: &str, collection: &str, format: &str) -> Result<Vec<u8>, JsError> {
+        crate::export::export_request(&self.db, db, collection, format).map_err(|e| JsError::new(&e))
     }
 
     /// The cost counters of the last command:

@@ -71,3 +71,17 @@ pub fn collection_metadata(c: &Collection) -> String {
     meta.insert("type", kind);
     Bson::Document(meta).into_canonical_extjson().to_string()
 }
+
+/// One collection exported as the bindings ask for it (`format`: `json`, `canonical`, `bson` or
+/// `metadata`; an empty `db` is `test`), or why it cannot be.
+pub fn export_request(db: &crate::db::Database, db_name: &str, collection: &str, format: &str) -> Result<Vec<u8>, String> {
+    let db_name = if db_name.is_empty() { crate::db::DEFAULT_DB } else { db_name };
+    let c = db.collection(db_name, collection).ok_or_else(|| format!("no collection {db_name}.{collection}"))?;
+    match format {
+        "json" => Ok(collection_to_extjson(c, false)),
+        "canonical" => Ok(collection_to_extjson(c, true)),
+        "bson" => Ok(collection_to_bson(c)),
+        "metadata" => Ok(collection_metadata(c).into_bytes()),
+        other => Err(format!("unknown export format {other:?}: json, canonical, bson or metadata")),
+    }
+}

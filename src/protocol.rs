@@ -22,6 +22,7 @@
 //! UI -> worker   { id, kind: "import", file, bytes: Uint8Array, format, db, collection, options }
 //! worker -> UI   { id, kind: "import", report: { file, db, collection, read, inserted, failed,
 //!                  indexes, errors: [{ file, line?, offset?, message }], stopped } }
+//! UI -> worker   { id, kind: "export", db, collection, format } -> { id, kind: "export", bytes }
 //! worker -> UI   { id, kind: "error", error }      a request the worker could not serve
 //! ```
 //!
@@ -77,6 +78,9 @@ pub enum Request {
         collection: String,
         options: String,
     },
+    /// One collection as `mongoexport`/`mongodump` write it (`format`: `json`, `canonical`,
+    /// `bson`, `metadata`).
+    Export { id: u32, db: String, collection: String, format: String },
 }
 
 impl Request {
@@ -89,6 +93,7 @@ impl Request {
             | Request::Snapshot { id }
             | Request::Restore { id, .. }
             | Request::Import { id, .. }
+            | Request::Export { id, .. }
             | Request::Reset { id } => *id,
         }
     }
@@ -102,6 +107,7 @@ impl Request {
             Request::Restore { .. } => "restoring the database",
             Request::Reset { .. } => "emptying the database",
             Request::Import { .. } => "the import",
+            Request::Export { .. } => "the export",
         }
     }
 }
@@ -130,6 +136,11 @@ pub enum Response {
     Restore { id: u32 },
     Reset { id: u32 },
     Import { id: u32, report: ImportReport },
+    Export {
+        id: u32,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+    },
 }
 
 /// What an import did (the engine's `import::Report`, as mongoimport sums it up).
@@ -168,6 +179,7 @@ impl Response {
             | Response::Snapshot { id, .. }
             | Response::Restore { id }
             | Response::Import { id, .. }
+            | Response::Export { id, .. }
             | Response::Reset { id } => Some(*id),
         }
     }
@@ -186,7 +198,8 @@ pub struct Envelope {
 pub enum Answer {
     Run(RunReport),
     Command(String),
-    Snapshot(Vec<u8>),
+    /// A snapshot's or an export's bytes.
+    Bytes(Vec<u8>),
     Import(ImportReport),
     Done,
 }
@@ -198,7 +211,9 @@ impl Request {
             (_, Response::Error { error, .. }) => Err(error),
             (Request::Run { .. }, Response::Run { report, .. }) => Ok(Answer::Run(report)),
             (Request::Command { .. } | Request::CommandBson { .. }, Response::Command { reply, .. }) => Ok(Answer::Command(reply)),
-            (Request::Snapshot { .. }, Response::Snapshot { bytes, .. }) => Ok(Answer::Snapshot(bytes)),
+            (Request::Snapshot { .. }, Response::Snapshot { bytes, .. }) | (Request::Export { .. }, Response::Export { bytes, .. }) => {
+                Ok(Answer::Bytes(bytes))
+            }
             (Request::Restore { .. }, Response::Restore { .. }) | (Request::Reset { .. }, Response::Reset { .. }) => Ok(Answer::Done),
             (Request::Import { .. }, Response::Import { report, .. }) => Ok(Answer::Import(report)),
             (_, other) => Err(format!("the worker answered {} with {other:?}", self.what())),
@@ -515,7 +530,7 @@ mod tests {
         assert_eq!(cmd.answers(Response::Command { id: 2, reply: "{\"ok\":1}".into() }), Ok(Answer::Command("{\"ok\":1}".into())));
         assert_eq!(Request::Reset { id: 3 }.answers(Response::Reset { id: 3 }), Ok(Answer::Done));
         assert_eq!(Request::Restore { id: 4, bytes: vec![] }.answers(Response::Restore { id: 4 }), Ok(Answer::Done));
-        assert_eq!(Request::Snapshot { id: 5 }.answers(Response::Snapshot { id: 5, bytes: vec![1, 2] }), Ok(Answer::Snapshot(vec![1, 2])));
+        assert_eq!(Request::Snapshot { id: 5 }.answers(Response::Snapshot { id: 5, bytes: vec![1, 2] }), Ok(Answer::Bytes(vec![1, 2])));
         // The worker's own messages parse too, and an answer that does not parse still has its id.
         let failed: Response = serde_json::from_value(serde_json::json!({"kind": "failed", "error": "no wasm"})).unwrap();
         assert_eq!(failed, Response::Failed { error: "no wasm".into() });

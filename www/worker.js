@@ -119,6 +119,11 @@
           session.setEngine(new wasm_bindgen.Engine());
           reply({ id, kind });
           break;
+        case 'export': {
+          const bytes = session.client.engine.exportData(String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.format ?? 'json'));
+          reply({ id, kind, bytes }, [bytes.buffer]);
+          break;
+        }
         case 'import': {
           const e = session.client.engine;
           const report = e.importData(String(msg.file ?? ''), new Uint8Array(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));

@@ -287,6 +287,7 @@ fn Documents(db: String, coll: String) -> impl IntoView {
                     }}
                 </ul>
                 <NewDocument coll=coll.clone()/>
+                <ExportData db=db.clone() coll=coll.clone()/>
             </div>
             <div class="doc-detail">
                 {move || match selected.get() {
@@ -489,6 +490,38 @@ fn NewDocument(coll: String) -> impl IntoView {
                 </p>
                 <button type="button" class="primary" disabled=move || check().is_err() on:click=move |_| insert()>"Insert"</button>
             </Show>
+        </div>
+    }
+}
+
+/// The collection as a file for `mongoimport` (Extended JSON lines, relaxed or canonical) or
+/// `mongorestore` (`.bson`, and its `.metadata.json`), downloaded.
+#[component]
+fn ExportData(db: String, coll: String) -> impl IntoView {
+    let pg = use_pg();
+    let formats: [(&str, &str, &str, &str); 4] = [
+        ("json", "json", "application/x-ndjson", "JSON lines (relaxed)"),
+        ("canonical", "json", "application/x-ndjson", "JSON lines (canonical)"),
+        ("bson", "bson", "application/octet-stream", ".bson dump"),
+        ("metadata", "metadata.json", "application/json", ".metadata.json"),
+    ];
+    view! {
+        <div class="toolbar export-data" role="group" aria-label=format!("Export {coll}")>
+            <span class="muted">"Download: "</span>
+            {formats.into_iter().map(|(format, ext, mime, label)| {
+                let (db, coll) = (db.clone(), coll.clone());
+                view! {
+                    <button type="button" class="link" data-format=format on:click=move |_| {
+                        let (db, coll) = (db.clone(), coll.clone());
+                        spawn_local(async move {
+                            match pg.export_collection(db, coll.clone(), format).await {
+                                Ok(bytes) => super::export_view::download_bytes(&format!("{coll}.{ext}"), mime, bytes.as_slice()),
+                                Err(e) => pg.error(format!("{coll} could not be exported: {e}")),
+                            }
+                        });
+                    }>{label}</button>
+                }
+            }).collect_view()}
         </div>
     }
 }

@@ -15,10 +15,18 @@ fn copy(text: &str) -> bool {
 }
 
 fn download(name: &str, text: &str) {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    download_parts(name, "text/javascript", &js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text)));
+}
+
+/// Downloads `bytes` as the file `name` (a blob URL clicked, then revoked).
+pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) {
+    download_parts(name, mime, &js_sys::Array::of1(&js_sys::Uint8Array::from(bytes)));
+}
+
+fn download_parts(name: &str, mime: &str, parts: &js_sys::Array) {
     let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type("text/javascript");
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else { return };
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(parts, &opts) else { return };
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
     if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
         if let Ok(a) = doc.create_element("a") {

@@ -394,6 +394,12 @@ impl Pg {
         result
     }
 
+    /// One collection as a file for mongoimport/mongorestore (`format`: `json`, `canonical`,
+    /// `bson`, `metadata`).
+    pub async fn export_collection(&self, db: String, collection: String, format: &str) -> Result<Vec<u8>, String> {
+        self.engine().export(db, collection, format.to_string()).await.map_err(|e| e.to_string())
+    }
+
     /// Stops the running script (the Stop button); `run_script` then reports it.
     pub fn stop(&self) {
         if self.busy.get_untracked() {

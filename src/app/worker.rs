@@ -430,7 +430,7 @@ impl Engine {
     /// The whole database as bytes.
     pub async fn snapshot(&self) -> Result<Vec<u8>, EngineError> {
         match self.call(Request::Snapshot { id: 0 }, HOUSEKEEPING_LIMIT_MS).await? {
-            Answer::Snapshot(b) => Ok(b),
+            Answer::Bytes(b) => Ok(b),
             other => Err(EngineError::Broken(format!("not a snapshot: {other:?}"))),
         }
     }
@@ -460,6 +460,14 @@ impl Engine {
         match self.call(req, limit_ms).await? {
             Answer::Import(r) => Ok(r),
             other => Err(EngineError::Broken(format!("not an import's answer: {other:?}"))),
+        }
+    }
+
+    /// One collection's documents as a file (`format`: see [`Request::Export`]).
+    pub async fn export(&self, db: String, collection: String, format: String) -> Result<Vec<u8>, EngineError> {
+        match self.call(Request::Export { id: 0, db, collection, format }, HOUSEKEEPING_LIMIT_MS).await? {
+            Answer::Bytes(b) => Ok(b),
+            other => Err(EngineError::Broken(format!("not an export's answer: {other:?}"))),
         }
     }
 
@@ -520,6 +528,7 @@ fn with_id(req: Request, id: u32) -> Request {
         Request::Restore { bytes, .. } => Request::Restore { id, bytes },
         Request::Reset { .. } => Request::Reset { id },
         Request::Import { file, bytes, format, db, collection, options, .. } => Request::Import { id, file, bytes, format, db, collection, options },
+        Request::Export { db, collection, format, .. } => Request::Export { id, db, collection, format },
     }
 }
 

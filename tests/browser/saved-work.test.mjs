@@ -6,6 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { deflateRawSync } from "node:zlib";
 import { BSON } from "bson";
+import { readFile } from "node:fs/promises";
 import { serve } from "./server.mjs";
 import { DIST, launch, dump, dumpAll, replayExport } from "./browser.mjs";
 
@@ -241,6 +242,25 @@ test("import: JSON lines, CSV and a .bson dump land in their collections and sur
   await page.getByRole("tab", { name: "Export & share" }).click();
   assert.match(await page.locator("#export-script").innerText(), /imported the file "items\.bson" into test\.items: load it there with mongorestore/);
   await page.locator(".imported-data").waitFor();
+  // Data export: the .bson dump gives back the imported file byte for byte; canonical JSON lines
+  // imported again make the same documents.
+  await page.getByRole("tab", { name: "Data" }).click();
+  await page.locator("button.coll-name", { hasText: "items" }).click();
+  const save = async (format) => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator(`.export-data button[data-format=${format}]`).click()]);
+    return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
+  };
+  const dumped = await save("bson");
+  assert.equal(dumped.name, "items.bson");
+  assert.ok(dumped.bytes.equals(bson));
+  const lines = await save("canonical");
+  assert.equal(lines.name, "items.json");
+  await page.locator("details.import summary").click();
+  await page.getByLabel("Files to import", { exact: true }).setInputFiles([{ name: "copy.json", mimeType: "application/json", buffer: lines.bytes }]);
+  await page.locator(".import .pending li").first().waitFor();
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await page.locator(".import-report li", { hasText: "copy.json -> test.copy: 2 document(s) imported, 0 failed." }).waitFor();
+  assert.deepEqual((await dump(page)).copy, expected.items);
   assert.deepEqual(errors, []);
   await context.close();
 });

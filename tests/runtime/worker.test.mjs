@@ -139,6 +139,16 @@ test('worker: commands in canonical EJSON, snapshot, restore and reset', async (
   assert.equal(r.error, undefined);
   r = await call({ kind: 'command', command: '{"count":"w"}' });
   assert.equal(JSON.parse(r.reply).n.$numberInt, '1');
+  // A restored engine is still a replica set member: transactions work.
+  r = await call({ kind: 'run', filename: 'txn.js', code: 'const s = db.getMongo().startSession(); s.withTransaction(() => s.getDatabase("test").w.insertOne({ t: 1 })); print(db.w.countDocuments())' });
+  assert.equal(r.error, null, r.error?.message);
+  assert.deepEqual(r.output.map((o) => o.text), ['2']);
+  // Export: a collection as mongoexport and mongodump write it.
+  const lines = await page.evaluate(() => window.call({ kind: 'export', db: 'test', collection: 'w', format: 'canonical' }).then((e) => new TextDecoder().decode(e.bytes)));
+  assert.equal(lines.split('\n').filter(Boolean).length, 2);
+  r = await call({ kind: 'export', db: 'test', collection: 'nope', format: 'json' });
+  assert.equal(r.kind, 'error');
+  assert.match(r.error, /no collection test\.nope/);
 });
 
 test('worker: writes carry their BSON bytes, and a replay of the bytes rebuilds the same documents', async () => {
