@@ -27,3 +27,13 @@ pub fn db_after(seed: u64, setup: &[Document]) -> Database {
     }
     db
 }
+
+/// A count field of a reply (int32, int64 or double) as an integer.
+pub fn int(d: &Document, k: &str) -> i64 {
+    match d.get(k) {
+        Some(Bson::Int32(n)) => *n as i64,
+        Some(Bson::Int64(n)) => *n,
+        Some(Bson::Double(f)) => *f as i64,
+        other => panic!("{k}: {other:?} in {d}"),
+    }
+}

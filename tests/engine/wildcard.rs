@@ -5,19 +5,11 @@
 use bson::{doc, Bson, Document};
 use pattern_playground::db::Database;
 
-fn run(db: &mut Database, cmd: Document) -> Document {
-    let r = db.run_command(&cmd);
-    assert_eq!(r.get("ok"), Some(&Bson::Double(1.0)), "{cmd} -> {r}");
-    r
-}
+use crate::common::int;
 
-fn int(d: &Document, k: &str) -> i64 {
-    match d.get(k) {
-        Some(Bson::Int32(n)) => *n as i64,
-        Some(Bson::Int64(n)) => *n,
-        Some(Bson::Double(f)) => *f as i64,
-        other => panic!("{k}: {other:?} in {d}"),
-    }
+/// Runs `cmd`, which must succeed (`common::ok`, taking the command by value).
+fn run(db: &mut Database, cmd: Document) -> Document {
+    crate::common::ok(db, &cmd)
 }
 
 /// 600 products whose `specs` hold some of five specifications (a seeded generator), and
