@@ -134,10 +134,21 @@ pub struct Pg {
     /// The database the Data tab shows ("test", the one scripts start on, unless the learner
     /// picks another); the other tools work in "test".
     pub database: RwSignal<String>,
+    /// An update the advisor drafted for the Update tab to preview (taken when it opens).
+    pub draft: RwSignal<Option<UpdateDraft>>,
     /// The writes (index in the session) that failed when the session was last replayed, and why.
     pub replay_failed: RwSignal<BTreeMap<usize, String>>,
     /// The saved backups (newest first), as the Export tab lists them.
     pub backups: RwSignal<Vec<state::Backup>>,
+}
+
+/// A drafted update: the Update tab's fields (Extended JSON texts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateDraft {
+    pub collection: String,
+    pub filter: String,
+    pub update: String,
+    pub multi: bool,
 }
 
 /// What a finished run did, besides its output.
@@ -177,6 +188,7 @@ impl Pg {
             loaded: RwSignal::new(false),
             collection: RwSignal::new(None),
             database: RwSignal::new(session::DEFAULT_DB.to_string()),
+            draft: RwSignal::new(None),
             backups: RwSignal::new(Vec::new()),
             replay_failed: RwSignal::new(BTreeMap::new()),
         }

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::data_view::collections;
 use super::ejson::{self, compact_relaxed};
 use super::human_bytes;
-use super::pg::use_pg;
+use super::pg::{use_pg, UpdateDraft};
 
 /// One field path of the analysis, as the view shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,8 +193,34 @@ fn SchemaTable(rows: Vec<FieldRow>) -> impl IntoView {
     }
 }
 
+/// Elements a drafted Subset migration keeps in a large array: the newest.
+pub const KEEP: usize = 100;
+
+/// The migration a finding's fix starts with, as an update to preview: for a large top-level
+/// array, the Subset pattern's trim to its newest [`KEEP`] elements (the rest to be moved to their
+/// own collection first, as the lesson does), on the documents holding more.
+pub fn migration_draft(collection: &str, finding: &Value) -> Option<UpdateDraft> {
+    if finding.get("kind").and_then(Value::as_str) != Some("largeArray") {
+        return None;
+    }
+    let path = finding.pointer("/evidence/path").and_then(Value::as_str)?;
+    if path.contains('.') || path.starts_with('$') || path.is_empty() {
+        return None;
+    }
+    let filter = json!({ format!("{path}.{KEEP}"): { "$exists": true } });
+    let update = json!([{ "$set": { path: { "$slice": [format!("${path}"), -(KEEP as i64)] } } }]);
+    Some(UpdateDraft {
+        collection: collection.to_string(),
+        filter: serde_json::to_string_pretty(&filter).unwrap_or_default(),
+        update: serde_json::to_string_pretty(&update).unwrap_or_default(),
+        multi: true,
+    })
+}
+
 #[component]
 fn Findings(advice: Value) -> impl IntoView {
+    let pg = use_pg();
+    let collection = advice.get("collection").and_then(Value::as_str).unwrap_or_default().to_string();
     let findings = advice.get("findings").and_then(Value::as_array).cloned().unwrap_or_default();
     if findings.is_empty() {
         return view! { <p class="muted findings-none">"No anti-pattern found in this collection's data and indexes."</p> }.into_any();
@@ -206,10 +232,18 @@ fn Findings(advice: Value) -> impl IntoView {
                 let message = f.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
                 let lesson = f.get("lesson").and_then(Value::as_str).map(str::to_string);
                 let evidence = f.get("evidence").map(compact_relaxed).unwrap_or_default();
+                let draft = migration_draft(&collection, &f);
                 view! {
                     <li class="finding" data-kind=kind.clone()>
                         <strong>{kind_label(&kind)}</strong>": "{message}
                         {lesson.map(|l| view! { " " <a href=format!("?lesson={l}") target="_blank" rel="noopener">{format!("The {l} lesson shows the fix →")}</a> })}
+                        {draft.map(|d| view! {
+                            " "
+                            <button type="button" class="link draft" on:click=move |_| {
+                                pg.draft.set(Some(d.clone()));
+                                pg.tab.set(super::pg::Tab::Update);
+                            }>"Draft the migration in the Update tab →"</button>
+                        })}
                         <details><summary>"Evidence"</summary><code>{evidence}</code></details>
                     </li>
                 }
@@ -234,6 +268,17 @@ fn kind_label(kind: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_array_drafts_the_subset_trim() {
+        let finding = json!({ "kind": "largeArray", "evidence": { "path": "likes", "maxLength": 1200 } });
+        let d = migration_draft("posts", &finding).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&d.filter).unwrap(), json!({ "likes.100": { "$exists": true } }));
+        assert_eq!(serde_json::from_str::<Value>(&d.update).unwrap(), json!([{ "$set": { "likes": { "$slice": ["$likes", -100] } } }]));
+        assert!(d.multi);
+        assert_eq!(migration_draft("posts", &json!({ "kind": "largeArray", "evidence": { "path": "a.b" } })), None);
+        assert_eq!(migration_draft("posts", &json!({ "kind": "redundantIndex", "evidence": {} })), None);
+    }
 
     #[test]
     fn rows_and_summary_read_the_analysis() {

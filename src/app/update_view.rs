@@ -177,12 +177,14 @@ fn short(v: Option<&Value>) -> String {
 #[component]
 pub fn UpdateView() -> impl IntoView {
     let pg = use_pg();
-    let coll = RwSignal::new(pg.test_collection());
-    let filter = RwSignal::new("{}".to_string());
-    let update = RwSignal::new("{ \"$set\": { } }".to_string());
+    // An update the advisor drafted opens here, ready to preview.
+    let draft = pg.draft.try_update(Option::take).flatten();
+    let coll = RwSignal::new(draft.as_ref().map(|d| d.collection.clone()).unwrap_or_else(|| pg.test_collection()));
+    let filter = RwSignal::new(draft.as_ref().map(|d| d.filter.clone()).unwrap_or_else(|| "{}".to_string()));
+    let update = RwSignal::new(draft.as_ref().map(|d| d.update.clone()).unwrap_or_else(|| "{ \"$set\": { } }".to_string()));
     let array_filters = RwSignal::new(String::new());
     let upsert = RwSignal::new(false);
-    let multi = RwSignal::new(false);
+    let multi = RwSignal::new(draft.as_ref().is_some_and(|d| d.multi));
     let preview = RwSignal::new(None::<Result<(f64, f64, Vec<Change>), String>>);
     let names = LocalResource::new(move || {
         let _ = pg.data_version.get();

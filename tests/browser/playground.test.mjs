@@ -235,6 +235,12 @@ test("the Schema tab shows each field's presence, types and bytes, and the advis
   assert.deepEqual(kinds.sort(), ["bloatedDocument", "largeArray", "redundantIndex"]);
   assert.equal(await page.locator("li.finding[data-kind=largeArray] a").getAttribute("href"), "?lesson=subset");
   await page.screenshot({ path: join(SHOTS, "schema.png"), fullPage: true });
+  // The large array's finding drafts the Subset trim; the Update tab previews what it saves.
+  await page.locator("li.finding[data-kind=largeArray] button.draft").click();
+  assert.equal(await page.getByRole("tab", { name: "Update" }).getAttribute("aria-selected"), "true");
+  await page.locator("#preview-update").click();
+  await page.locator(".preview-counts", { hasText: "1 matched · 1 modified" }).waitFor();
+  assert.match(await page.locator(".size-change").first().innerText(), /KiB → .* \(−/);
   assert.deepEqual(errors, []);
   await context.close();
 });
