@@ -589,6 +589,12 @@ fn ImportPanel() -> impl IntoView {
             return;
         }
         let stop = !skip_bad.get_untracked();
+        let total: usize = files.iter().map(|p| p.bytes.len()).sum();
+        if let Some(question) = super::pg::import_memory_warning(total) {
+            if !web_sys::window().and_then(|w| w.confirm_with_message(&question).ok()).unwrap_or(false) {
+                return;
+            }
+        }
         spawn_local(async move {
             let mut lines = Vec::new();
             for p in files {
@@ -677,6 +683,13 @@ mod tests {
         for (file, coll) in cases {
             assert_eq!(collection_of(file), coll, "{file}");
         }
+    }
+
+    #[test]
+    fn a_large_import_asks_first() {
+        assert_eq!(super::super::pg::import_memory_warning(10 << 20), None);
+        let q = super::super::pg::import_memory_warning(120 << 20).unwrap();
+        assert!(q.starts_with("These files hold 120.0 MiB of data; the engine keeps about 25 bytes in memory per byte of data, so the import needs about 2.9 GiB of the 4.0 GiB"), "{q}");
     }
 
     #[test]

@@ -648,6 +648,25 @@ impl Pg {
 pub const DEFAULT_LIMIT_MS: u32 = 10_000;
 /// The largest file the playground imports, and how long an import may take.
 pub const MAX_IMPORT: usize = 256 << 20;
+/// Bytes the engine holds per byte of imported data, as `make bench`'s memory figures measure it
+/// today (documents decoded in memory, plus the `_id` index: about 25 times their BSON bytes).
+pub const HELD_PER_BYTE: f64 = 25.0;
+/// What a WebAssembly engine can address at most (32-bit memory).
+pub const ENGINE_MEMORY: f64 = 4.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// The question to ask before importing `bytes` of files when the engine would need more than
+/// half of what it can address, or `None` when it fits easily.
+pub fn import_memory_warning(bytes: usize) -> Option<String> {
+    let needed = bytes as f64 * HELD_PER_BYTE;
+    (needed > ENGINE_MEMORY / 2.0).then(|| {
+        format!(
+            "These files hold {} of data; the engine keeps about {HELD_PER_BYTE} bytes in memory per byte of data, so the import needs about {} of the {} a WebAssembly engine can use, and may run out of memory (the database then comes back as it was). Import anyway?",
+            super::human_bytes(bytes as f64),
+            super::human_bytes(needed),
+            super::human_bytes(ENGINE_MEMORY)
+        )
+    })
+}
 const IMPORT_LIMIT_MS: u32 = 300_000;
 const MIN_LIMIT_MS: u32 = 500;
 const MAX_LIMIT_MS: u32 = 600_000;
