@@ -11,7 +11,8 @@
 //! worker -> UI   { id, kind: "run", output: [{ stream: "out"|"err", text }],
 //!                  error: null | { name, message, code?, codeName?, line?, column?, stack? },
 //!                  cost: { docsExamined, keysExamined, docsReturned, bytesRead, bytesWritten } | null,
-//!                  writes: [{ collection, command, bson: Uint8Array, inexact?: true }] }
+//!                  writes: [{ collection, command, bson: Uint8Array, inexact?: true }],
+//!                  queries: [{ db, collection, query: "<canonical EJSON of { filter, sort? }>" }] }
 //! UI -> worker   { id, kind: "command", command: "<canonical EJSON of a server command>" }
 //! worker -> UI   { id, kind: "command", reply: "<canonical EJSON of the server's reply>" }
 //! UI -> worker   { id, kind: "commandBson", bson: Uint8Array }   (a logged write, replayed)
@@ -232,6 +233,18 @@ pub struct RunReport {
     pub cost: Option<Cost>,
     #[serde(default)]
     pub writes: Vec<WriteRecord>,
+    /// The run's reads, for the advisor (`{ filter, sort? }` as canonical Extended JSON text).
+    #[serde(default)]
+    pub queries: Vec<QueryRecord>,
+}
+
+/// One read a script made: its database, collection and `{ filter, sort? }`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QueryRecord {
+    pub db: String,
+    pub collection: String,
+    pub query: String,
 }
 
 /// Which stream a line of script output went to (`print` -> out, `console.error` -> err).

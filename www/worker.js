@@ -97,7 +97,7 @@
           } finally {
             endRun();
           }
-          reply({ id, kind, output: r.output, error: r.error, cost: r.cost, writes: r.writes });
+          reply({ id, kind, output: r.output, error: r.error, cost: r.cost, writes: r.writes, queries: r.queries });
           break;
         }
         case 'command':

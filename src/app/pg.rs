@@ -15,7 +15,7 @@ use super::lesson::Lesson;
 use super::session::{self, Origin, Session};
 use super::state::{self, Kv, LinkChoice, Saved, Slot, Store};
 use super::worker::{Engine, EngineError};
-use crate::protocol::{Cost, ImportReport, OutputLine, RunError, Stream, WriteRecord};
+use crate::protocol::{Cost, ImportReport, OutputLine, QueryRecord, RunError, Stream, WriteRecord};
 
 /// Mounts the app into `<main id="app">` after installing the panic reporter.
 pub fn start() {
@@ -136,6 +136,8 @@ pub struct Pg {
     pub database: RwSignal<String>,
     /// An update the advisor drafted for the Update tab to preview (taken when it opens).
     pub draft: RwSignal<Option<UpdateDraft>>,
+    /// The scripts' reads since the lesson opened (at most [`MAX_QUERIES`]), for the advisor.
+    pub queries: RwSignal<Vec<QueryRecord>>,
     /// The writes (index in the session) that failed when the session was last replayed, and why.
     pub replay_failed: RwSignal<BTreeMap<usize, String>>,
     /// The saved backups (newest first), as the Export tab lists them.
@@ -189,6 +191,7 @@ impl Pg {
             collection: RwSignal::new(None),
             database: RwSignal::new(session::DEFAULT_DB.to_string()),
             draft: RwSignal::new(None),
+            queries: RwSignal::new(Vec::new()),
             backups: RwSignal::new(Vec::new()),
             replay_failed: RwSignal::new(BTreeMap::new()),
         }
@@ -328,6 +331,11 @@ impl Pg {
                 self.output.set(report.output);
                 self.run_error.set(report.error);
                 self.last_run.set(Some(RunSummary { elapsed_ms: now_ms() - started, writes: report.writes.len() }));
+                self.queries.update(|q| {
+                    q.extend(report.queries);
+                    let over = q.len().saturating_sub(MAX_QUERIES);
+                    q.drain(..over);
+                });
                 if let Some(c) = report.cost {
                     self.cost.set(Some((title.clone(), c)));
                 }
@@ -471,6 +479,7 @@ impl Pg {
         self.cost.set(None);
         self.collection.set(None);
         self.database.set(session::DEFAULT_DB.to_string());
+        self.queries.set(Vec::new());
         spawn_local(async move { pg.load(saved).await });
     }
 
@@ -539,6 +548,7 @@ impl Pg {
         self.cost.set(None);
         self.collection.set(None);
         self.database.set(session::DEFAULT_DB.to_string());
+        self.queries.set(Vec::new());
         spawn_local(async move {
             pg.load(saved).await;
             pg.save_now();
@@ -561,6 +571,7 @@ impl Pg {
         self.cost.set(None);
         self.collection.set(None);
         self.database.set(session::DEFAULT_DB.to_string());
+        self.queries.set(Vec::new());
         let pg = *self;
         spawn_local(async move {
             pg.replay().await;
@@ -646,6 +657,8 @@ impl Pg {
 /// The scripts' time limit: the default (also the most a share link may set), and the range the
 /// learner may choose from.
 pub const DEFAULT_LIMIT_MS: u32 = 10_000;
+/// The reads kept for the advisor (the newest).
+pub const MAX_QUERIES: usize = 500;
 /// The largest file the playground imports, and how long an import may take.
 pub const MAX_IMPORT: usize = 256 << 20;
 /// Bytes the engine holds per byte of imported data, as `make bench`'s memory figures measure it

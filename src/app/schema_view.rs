@@ -123,7 +123,7 @@ pub fn SchemaView() -> impl IntoView {
             if let Some(e) = super::audits::reply_error(&schema) {
                 return Err(e);
             }
-            let advice = pg.command(&json!({ "ppAdvise": c })).await?;
+            let advice = pg.command(&advise_command(&c, &pg.queries.get_untracked())).await?;
             if let Some(e) = super::audits::reply_error(&advice) {
                 return Err(e);
             }
@@ -190,6 +190,21 @@ fn SchemaTable(rows: Vec<FieldRow>) -> impl IntoView {
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// The advisor's command for collection `coll` of "test", with the scripts' reads of it (when
+/// there are any: without them it does not judge which indexes go unused).
+pub fn advise_command(coll: &str, queries: &[crate::protocol::QueryRecord]) -> Value {
+    let mine: Vec<Value> = queries
+        .iter()
+        .filter(|q| q.db == super::session::DEFAULT_DB && q.collection == coll)
+        .filter_map(|q| serde_json::from_str(&q.query).ok())
+        .collect();
+    if mine.is_empty() {
+        json!({ "ppAdvise": coll })
+    } else {
+        json!({ "ppAdvise": coll, "queries": mine })
     }
 }
 
@@ -268,6 +283,17 @@ fn kind_label(kind: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_advisor_gets_the_scripts_reads_of_its_collection() {
+        let q = |db: &str, c: &str, query: &str| crate::protocol::QueryRecord { db: db.into(), collection: c.into(), query: query.into() };
+        let reads = [q("test", "posts", r#"{"filter":{"t":{"$regularExpression":{"pattern":"x","options":"i"}}}}"#), q("test", "other", r#"{"filter":{}}"#), q("archive", "posts", r#"{"filter":{}}"#)];
+        assert_eq!(
+            advise_command("posts", &reads),
+            json!({ "ppAdvise": "posts", "queries": [ { "filter": { "t": { "$regularExpression": { "pattern": "x", "options": "i" } } } } ] })
+        );
+        assert_eq!(advise_command("none", &reads), json!({ "ppAdvise": "none" }));
+    }
 
     #[test]
     fn a_large_array_drafts_the_subset_trim() {

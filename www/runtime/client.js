@@ -11,6 +11,9 @@ const WRITE_COMMANDS = new Set([
 ]);
 const STATEMENTS = { insert: 'documents', update: 'updates', delete: 'deletes' };
 
+/** Reads a run reports for the advisor, at most. */
+const MAX_QUERIES = 200;
+
 /** The database a command without `$db` runs in (the engine's default too). */
 export const DEFAULT_DB = 'test';
 
@@ -46,6 +49,31 @@ export class Client {
   resetRun() {
     this.cost = null;
     this.writes = [];
+    this.queries = [];
+  }
+
+  /** The reads of the run, for the advisor (at most MAX_QUERIES): a find's filter and sort, an
+   * aggregation's leading $match. `{ db, collection, query }`, the query as canonical Extended
+   * JSON text of `{ filter, sort? }`. */
+  logQuery(cmd) {
+    if (this.queries.length >= MAX_QUERIES) return;
+    const name = Object.keys(cmd)[0];
+    const collection = cmd[name];
+    if (typeof collection !== 'string') return;
+    let query = null;
+    if (name === 'find') {
+      query = { filter: cmd.filter ?? {} };
+      if (cmd.sort && typeof cmd.sort === 'object') query.sort = cmd.sort;
+    } else if (name === 'aggregate' && Array.isArray(cmd.pipeline) && cmd.pipeline[0]?.$match && typeof cmd.pipeline[0].$match === 'object') {
+      query = { filter: cmd.pipeline[0].$match };
+    }
+    if (query === null) return;
+    const db = typeof cmd.$db === 'string' ? cmd.$db : DEFAULT_DB;
+    try {
+      this.queries.push({ db, collection, query: BSON.EJSON.stringify(query, { relaxed: false }) });
+    } catch {
+      // a filter that does not serialize was refused by the engine anyway
+    }
   }
 
   /** Sends one command and returns the reply document, whatever its `ok`. */
@@ -62,6 +90,7 @@ export class Client {
     this.addCost(this.engine.lastCost());
     if (reply && Number(reply.ok) !== 0) {
       const plain = log?.cmd ?? cmd;
+      this.logQuery(plain);
       if (isWrite(Object.keys(plain)[0], plain)) {
         const entry = () => this.writeEntry(plain, log?.bytes ?? bytes, reply);
         if (log?.session?.inTransaction()) log.session.pendingWrites.push(entry());

@@ -222,7 +222,7 @@ class Session {
         error = this.describeError(e, filename);
       }
     }
-    return { output: this.output, error, cost: this.client.cost, writes: writes ? this.client.writesEJSON() : [] };
+    return { output: this.output, error, cost: this.client.cost, writes: writes ? this.client.writesEJSON() : [], queries: this.client.queries };
   }
 
   /** { name, message, code?, codeName?, line?, column?, stack? } of a thrown value, as mongosh names it. */
