@@ -76,6 +76,20 @@ pub async fn collections(pg: Pg, db: String) -> Result<Vec<CollInfo>, String> {
     Ok(out)
 }
 
+/// A choice among a database's collections (the tools that look at one collection), with a
+/// "Choose…" first; `label` names it for assistive technology.
+#[component]
+pub fn CollectionSelect(#[prop(into)] label: String, chosen: RwSignal<String>, #[prop(into)] names: Signal<Vec<CollInfo>>) -> impl IntoView {
+    view! {
+        <label class="field"><span>"Collection"</span>
+            <select aria-label=label prop:value=move || chosen.get() on:change=move |ev| chosen.set(event_target_value(&ev))>
+                <option value="">"Choose…"</option>
+                {move || names.get().into_iter().map(|c| view! { <option value=c.name.clone() selected=chosen.get_untracked() == c.name>{c.name.clone()}</option> }).collect_view()}
+            </select>
+        </label>
+    }
+}
+
 /// One page of documents with their BSON sizes (computed by the engine: `$bsonSize`).
 async fn page(pg: Pg, db: &str, coll: &str, skip: i64) -> Result<Vec<(Value, f64)>, String> {
     let rows = pg

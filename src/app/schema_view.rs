@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
-use super::data_view::collections;
+use super::data_view::{collections, CollectionSelect};
 use super::ejson::{self, compact_relaxed};
 use super::human_bytes;
 use super::pg::{use_pg, UpdateDraft};
@@ -132,12 +132,7 @@ pub fn SchemaView() -> impl IntoView {
     });
     view! {
         <div class="schema">
-            <label class="field"><span>"Collection"</span>
-                <select aria-label="Collection to analyse" prop:value=move || chosen.get() on:change=move |ev| chosen.set(event_target_value(&ev))>
-                    <option value="">"Choose…"</option>
-                    {move || names().into_iter().map(|c| view! { <option value=c.name.clone() selected=chosen.get_untracked() == c.name>{c.name.clone()}</option> }).collect_view()}
-                </select>
-            </label>
+            <CollectionSelect label="Collection to analyse" chosen=chosen names=Signal::derive(names)/>
             {move || match analysis.get() {
                 None => view! { <p class="muted">"Analysing…"</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use serde_json::json;
 
-use super::data_view::{collections, CollInfo};
+use super::data_view::{collections, CollInfo, CollectionSelect};
 use super::ejson;
 use super::pg::use_pg;
 use super::{human_bytes, MAX_BSON};
@@ -52,12 +52,7 @@ pub fn SizesView() -> impl IntoView {
         <div class="sizes">
             <section aria-label="Document sizes">
                 <h2>"Document sizes"</h2>
-                <label class="field"><span>"Collection"</span>
-                    <select aria-label="Collection for the size chart" prop:value=move || chosen.get() on:change=move |ev| chosen.set(event_target_value(&ev))>
-                        <option value="">"Choose…"</option>
-                        {move || names().into_iter().map(|c| view! { <option value=c.name.clone() selected=chosen.get_untracked() == c.name>{c.name.clone()}</option> }).collect_view()}
-                    </select>
-                </label>
+                <CollectionSelect label="Collection for the size chart" chosen=chosen names=Signal::derive(names)/>
                 {move || match sizes.get() {
                     None => view! { <p class="muted">"Loading…"</p> }.into_any(),
                     Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
