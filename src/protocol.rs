@@ -342,6 +342,9 @@ pub struct WriteRecord {
     pub inexact: bool,
 }
 
+/// The database a command without `$db` runs in (mongosh's default, and the engine's).
+pub const DEFAULT_DB: &str = "test";
+
 impl WriteRecord {
     /// A write known by its Extended JSON text only (the UI's own writes).
     pub fn text(collection: impl Into<String>, command: impl Into<String>) -> WriteRecord {
@@ -352,7 +355,7 @@ impl WriteRecord {
     /// file's own bytes: a replay imports it again.
     pub fn import(db: &str, collection: &str, file: &str, options: &serde_json::Value, bytes: Vec<u8>) -> WriteRecord {
         let mut cmd = serde_json::json!({ "ppImport": collection, "file": file, "options": options });
-        if db != "test" && !db.is_empty() {
+        if db != DEFAULT_DB && !db.is_empty() {
             cmd["$db"] = serde_json::Value::String(db.to_string());
         }
         WriteRecord { collection: collection.to_string(), command: cmd.to_string(), bson: Some(bytes), inexact: false }

@@ -229,8 +229,7 @@ pub fn write_db(cmd: &Value) -> &str {
     cmd.get("$db").and_then(Value::as_str).unwrap_or(DEFAULT_DB)
 }
 
-/// The database commands without `$db` run in (mongosh's default, and the engine's).
-pub const DEFAULT_DB: &str = "test";
+pub use crate::protocol::DEFAULT_DB;
 
 /// How the export reaches a database: `db` for the default one (the database the script is run
 /// against), `db.getSiblingDB("name")` for the others.
