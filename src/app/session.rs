@@ -278,7 +278,7 @@ pub fn statement(w: &WriteRecord) -> Result<String, String> {
     match name {
         "insert" => {
             if let Some(docs) = o.get("documents") {
-                if o.keys().all(|k| k == "insert" || k == "documents" || k == "ordered") {
+                if as_insert_many(o) {
                     return Ok(format!("{target}.getCollection({}).insertMany({});", js_string(coll), ejson(docs)));
                 }
             }
@@ -300,6 +300,12 @@ pub fn statement(w: &WriteRecord) -> Result<String, String> {
     Ok(format!("{target}.runCommand({});", ejson(&cmd)))
 }
 
+/// An insert that `insertMany` replays as it was: no fields but its documents, `ordered` and
+/// `$db` (any other option goes through `runCommand`).
+fn as_insert_many(o: &serde_json::Map<String, Value>) -> bool {
+    o.keys().all(|k| ["insert", "documents", "ordered", "$db"].contains(&k.as_str()))
+}
+
 fn ejson(v: &Value) -> String {
     format!("EJSON.parse({}, {{ relaxed: false }})", js_string(&serde_json::to_string(v).unwrap_or_default()))
 }
@@ -311,7 +317,7 @@ fn exact_statement(w: &WriteRecord) -> Option<String> {
     let raw = bson::RawDocument::from_bytes(w.bson.as_deref()?).ok()?;
     let target = db_expr(write_db(&cmd));
     let o = cmd.as_object()?;
-    if o.keys().next().map(String::as_str) == Some("insert") && o.keys().all(|k| ["insert", "documents", "ordered", "$db"].contains(&k.as_str())) {
+    if o.keys().next().map(String::as_str) == Some("insert") && as_insert_many(o) {
         let docs = raw.get_array("documents").ok()?;
         let (docs, _) = exact_js(o.get("documents")?, bson::RawBsonRef::Array(docs))?;
         let coll = o.get("insert")?.as_str()?;

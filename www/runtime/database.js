@@ -6,6 +6,12 @@ import { Collection, isValidCollectionName } from './collection.js';
 import { AggregationCursor } from './cursor.js';
 import { MongoshInvalidInputError, MongoshUnimplementedError, CommonErrors, assertArgsDefinedType } from './errors.js';
 
+/** mongosh's check of a database name (`Mongo._getDb`); `method` names the caller. */
+export function assertDbName(name, method) {
+  assertArgsDefinedType([name], ['string'], method);
+  if (!name.trim()) throw new MongoshInvalidInputError('Database name cannot be empty.', CommonErrors.InvalidArgument);
+}
+
 export class Database {
   /** `session`: the ClientSession whose getDatabase made this one (its commands are the session's). */
   constructor(shell, name = 'test', session = null) {

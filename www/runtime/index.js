@@ -12,9 +12,9 @@
 import { BSON, shellBson, makePrintableBson, bsonsize, toBytes } from './bson.js';
 import { formatPrint, addCustomInspect, shellApiType, asPrintable, inspect } from './format.js';
 import { Client } from './client.js';
-import { Database } from './database.js';
+import { Database, assertDbName } from './database.js';
 import { ClientSession } from './session.js';
-import { MongoshInvalidInputError, MongoshUnimplementedError, CommonErrors, assertArgsDefinedType } from './errors.js';
+import { MongoshInvalidInputError, MongoshUnimplementedError, CommonErrors } from './errors.js';
 import * as errors from './errors.js';
 
 const WRAP_PREFIX = '(async function () {';
@@ -91,8 +91,7 @@ class Session {
 
   /** The Database object of `name` (one per name, as mongosh keeps them). */
   getDb(name) {
-    assertArgsDefinedType([name], ['string'], 'Mongo.getDB');
-    if (!name.trim()) throw new MongoshInvalidInputError('Database name cannot be empty.', CommonErrors.InvalidArgument);
+    assertDbName(name, 'Mongo.getDB');
     let db = this.databases.get(name);
     if (!db) {
       db = new Database(this, name);
@@ -275,7 +274,6 @@ class Mongo {
   }
 
   getDB(name) {
-    assertArgsDefinedType([name], ['string'], 'Mongo.getDB');
     return this._shell.getDb(name);
   }
 

@@ -5,8 +5,8 @@
 // them. Writes made in a transaction reach the run's write log only when it commits.
 import { BSON } from './bson.js';
 import { addCustomInspect, shellApiType } from './format.js';
-import { Database } from './database.js';
-import { MongoTransactionError, MongoshInvalidInputError, CommonErrors, assertArgsDefinedType } from './errors.js';
+import { Database, assertDbName } from './database.js';
+import { MongoTransactionError } from './errors.js';
 
 const { Long, UUID } = BSON;
 
@@ -57,8 +57,7 @@ export class ClientSession {
 
   /** The database `name` seen through this session: its commands belong to the session. */
   getDatabase(name) {
-    assertArgsDefinedType([name], ['string'], 'Session.getDatabase');
-    if (!name.trim()) throw new MongoshInvalidInputError('Database name cannot be empty.', CommonErrors.InvalidArgument);
+    assertDbName(name, 'Session.getDatabase');
     let db = this._databases.get(name);
     if (!db) {
       db = new Database(this._shell, name, this);
