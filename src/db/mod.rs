@@ -287,9 +287,9 @@ impl Database {
     /// Runs a command already checked for nesting.
     fn execute(&mut self, cmd: &Document) -> std::result::Result<commands::Dispatched, Document> {
         self.reports.clear();
-        let db = match cmd.get("$db") {
-            Some(bson::Bson::String(s)) => s.clone(),
-            _ => DEFAULT_DB.to_string(),
+        let db = match commands::command_db(cmd) {
+            Ok(db) => db,
+            Err(e) => return self.refuse(e),
         };
         let route = match self.before_command(cmd, &db) {
             Ok(route) => route,
@@ -309,7 +309,7 @@ impl Database {
             txn::Route::Plain => false,
         };
         let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
-        let result = commands::dispatch(self, cmd, env);
+        let result = commands::dispatch(self, cmd, db, env);
         if inside {
             // In a transaction a write error fails the whole command (write_ops_exec.cpp,
             // `handleError`), and any failure aborts the transaction.

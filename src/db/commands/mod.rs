@@ -105,20 +105,21 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("ppAdvise", advise::run),
 ];
 
-/// Runs one command; returns the reply (or error) with the operation's cost.
-pub(super) fn dispatch(db: &mut Database, cmd: &Document, env: Env) -> std::result::Result<(Dispatched, Cost), (Error, Cost)> {
+/// The database a command runs in: its `$db`, else [`DEFAULT_DB`].
+pub(super) fn command_db(cmd: &Document) -> Result<String> {
+    match cmd.get("$db") {
+        None => Ok(DEFAULT_DB.to_string()),
+        Some(Bson::String(s)) if !s.is_empty() => Ok(s.clone()),
+        Some(Bson::String(_)) => Err(Error::new(ErrorKind::InvalidNamespace, "Invalid database name: ''")),
+        Some(other) => Err(super::args::wrong_type("$db", other, "string")),
+    }
+}
+
+/// Runs one command in database `db_name` ([`command_db`]); returns the reply (or error) with
+/// the operation's cost.
+pub(super) fn dispatch(db: &mut Database, cmd: &Document, db_name: String, env: Env) -> std::result::Result<(Dispatched, Cost), (Error, Cost)> {
     let Some(name) = cmd.keys().next().cloned() else {
         return Err((Error::new(ErrorKind::FailedToParse, "no command specified"), Cost::default()));
-    };
-    let db_name = match cmd.get("$db") {
-        None => DEFAULT_DB.to_string(),
-        Some(Bson::String(s)) if !s.is_empty() => s.clone(),
-        Some(Bson::String(_)) => {
-            return Err((Error::new(ErrorKind::InvalidNamespace, "Invalid database name: ''"), Cost::default()));
-        }
-        Some(other) => {
-            return Err((super::args::wrong_type("$db", other, "string"), Cost::default()));
-        }
     };
     let Some((_, handler)) = COMMANDS.iter().find(|(n, _)| *n == name) else {
         return Err((Error::new(ErrorKind::CommandNotFound, format!("no such command: '{name}'")), Cost::default()));
