@@ -99,6 +99,20 @@ impl Request {
         }
     }
 
+    /// Numbers the request (the client numbers each one as it sends it).
+    pub fn set_id(&mut self, to: u32) {
+        match self {
+            Request::Run { id, .. }
+            | Request::Command { id, .. }
+            | Request::CommandBson { id, .. }
+            | Request::Snapshot { id }
+            | Request::Restore { id, .. }
+            | Request::Import { id, .. }
+            | Request::Export { id, .. }
+            | Request::Reset { id } => *id = to,
+        }
+    }
+
     /// What the request asks for, in words ("a run", for messages).
     pub fn what(&self) -> &'static str {
         match self {

@@ -391,7 +391,7 @@ impl Pg {
         let time = (js_sys::Date::now() / 1000.0) as u32;
         let options = serde_json::json!({ "stopOnError": stop_on_error, "ids": { "time": time, "seed": seed } });
         self.run_started.set(Some(now_ms()));
-        let r = engine.import(file.clone(), bytes.clone(), db.clone(), collection, options.to_string(), IMPORT_LIMIT_MS).await;
+        let (r, bytes) = engine.import(file.clone(), bytes, db, collection, options.to_string(), IMPORT_LIMIT_MS).await;
         self.run_started.set(None);
         engine.set_checkpoint(None);
         let result = match r {

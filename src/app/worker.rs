@@ -300,7 +300,7 @@ impl Engine {
         let gate = wasm_bindgen_futures::future_to_promise(async move {
             JsFuture::from(started).await?;
             let text = match (restore, replay) {
-                (Some(bytes), _) => match this.send(Request::Restore { id: 0, bytes }, HOUSEKEEPING_LIMIT_MS).await {
+                (Some(bytes), _) => match this.send(&mut Request::Restore { id: 0, bytes }, HOUSEKEEPING_LIMIT_MS).await {
                     Ok(_) => "the database is back as it was before".to_string(),
                     Err(e) => format!("the database could not be restored ({e}) and is empty"),
                 },
@@ -309,7 +309,7 @@ impl Engine {
                     let mut failed = 0;
                     for w in writes {
                         // As `Pg::replay` does (`WriteRecord::replay_request`).
-                        match this.send(w.replay_request(), HOUSEKEEPING_LIMIT_MS).await {
+                        match this.send(&mut w.replay_request(), HOUSEKEEPING_LIMIT_MS).await {
                             Ok(Answer::Command(reply)) if reply_ok(&reply) => {}
                             Ok(Answer::Import(r)) if !r.stopped => {}
                             _ => failed += 1,
@@ -335,7 +335,9 @@ impl Engine {
 
     /// Sends one request to the current worker and waits for its answer, at most `limit_ms`; does
     /// not wait for `ready` (the restart's own restore uses it).
-    async fn send(&self, req: Request, limit_ms: u32) -> Result<Answer, EngineError> {
+    /// The request is numbered in place and lent, not copied (an import or a restore carries
+    /// megabytes).
+    async fn send(&self, req: &mut Request, limit_ms: u32) -> Result<Answer, EngineError> {
         let (id, worker, pending, generation) = {
             let mut inner = self.inner.borrow_mut();
             let id = inner.next_id;
@@ -345,9 +347,9 @@ impl Engine {
             };
             (id, w, inner.pending.clone(), inner.generation)
         };
-        let req = with_id(req, id);
+        req.set_id(id);
         let what = req.what();
-        let msg = serde_wasm_bindgen::to_value(&req).map_err(|e| EngineError::Broken(e.to_string()))?;
+        let msg = serde_wasm_bindgen::to_value(&*req).map_err(|e| EngineError::Broken(e.to_string()))?;
         let answer = Promise::new(&mut |wake, _| {
             pending.borrow_mut().insert(id, Waiting { wake, answer: None });
         });
@@ -390,11 +392,11 @@ impl Engine {
 
     /// Sends one request once the worker is ready and returns its typed answer. Requests that were
     /// waiting behind one that got stopped are sent again to the fresh worker.
-    async fn call(&self, req: Request, limit_ms: u32) -> Result<Answer, EngineError> {
+    async fn call(&self, req: &mut Request, limit_ms: u32) -> Result<Answer, EngineError> {
         let _turn = self.turn().await;
         for _ in 0..3 {
             self.ready().await?;
-            match self.send(req.clone(), limit_ms).await {
+            match self.send(req, limit_ms).await {
                 Err(EngineError::Broken(m)) if m == RESTARTED => continue,
                 other => return other,
             }
@@ -413,7 +415,7 @@ impl Engine {
 
     /// Runs a mongosh script, at most `limit_ms`.
     pub async fn run(&self, code: String, filename: String, limit_ms: u32) -> Result<RunReport, EngineError> {
-        match self.call(Request::Run { id: 0, code, filename }, limit_ms).await? {
+        match self.call(&mut Request::Run { id: 0, code, filename }, limit_ms).await? {
             Answer::Run(r) => Ok(r),
             other => Err(EngineError::Broken(format!("not a run's answer: {other:?}"))),
         }
@@ -421,7 +423,7 @@ impl Engine {
 
     /// Runs one server command (canonical Extended JSON); the reply's text.
     pub async fn command(&self, command: String, limit_ms: u32) -> Result<String, EngineError> {
-        match self.call(Request::Command { id: 0, command }, limit_ms).await? {
+        match self.call(&mut Request::Command { id: 0, command }, limit_ms).await? {
             Answer::Command(r) => Ok(r),
             other => Err(EngineError::Broken(format!("not a command's answer: {other:?}"))),
         }
@@ -429,7 +431,7 @@ impl Engine {
 
     /// The whole database as bytes.
     pub async fn snapshot(&self) -> Result<Vec<u8>, EngineError> {
-        match self.call(Request::Snapshot { id: 0 }, HOUSEKEEPING_LIMIT_MS).await? {
+        match self.call(&mut Request::Snapshot { id: 0 }, HOUSEKEEPING_LIMIT_MS).await? {
             Answer::Bytes(b) => Ok(b),
             other => Err(EngineError::Broken(format!("not a snapshot: {other:?}"))),
         }
@@ -437,12 +439,12 @@ impl Engine {
 
     /// Replaces the database with snapshot bytes.
     pub async fn restore(&self, bytes: Vec<u8>) -> Result<(), EngineError> {
-        self.call(Request::Restore { id: 0, bytes }, HOUSEKEEPING_LIMIT_MS).await.map(|_| ())
+        self.call(&mut Request::Restore { id: 0, bytes }, HOUSEKEEPING_LIMIT_MS).await.map(|_| ())
     }
 
     /// Replays one logged write (`WriteRecord::replay_request`): why it failed, if it did.
     pub async fn replay_write(&self, w: WriteRecord, limit_ms: u32) -> Option<String> {
-        match self.call(w.replay_request(), limit_ms).await {
+        match self.call(&mut w.replay_request(), limit_ms).await {
             Ok(Answer::Command(reply)) => match serde_json::from_str::<serde_json::Value>(&reply) {
                 Ok(r) => super::audits::reply_error(&r),
                 Err(e) => Some(format!("unreadable reply: {e}")),
@@ -454,18 +456,25 @@ impl Engine {
         }
     }
 
-    /// Imports one file (see [`Request::Import`]); `limit_ms` bounds it like a run.
-    pub async fn import(&self, file: String, bytes: Vec<u8>, db: String, collection: String, options: String, limit_ms: u32) -> Result<ImportReport, EngineError> {
-        let req = Request::Import { id: 0, file, bytes, format: String::new(), db, collection, options };
-        match self.call(req, limit_ms).await? {
-            Answer::Import(r) => Ok(r),
-            other => Err(EngineError::Broken(format!("not an import's answer: {other:?}"))),
-        }
+    /// Imports one file (see [`Request::Import`]); `limit_ms` bounds it like a run. The file's
+    /// bytes come back with the report (they are lent to the worker, not copied), for the log.
+    pub async fn import(&self, file: String, bytes: Vec<u8>, db: String, collection: String, options: String, limit_ms: u32) -> (Result<ImportReport, EngineError>, Vec<u8>) {
+        let mut req = Request::Import { id: 0, file, bytes, format: String::new(), db, collection, options };
+        let answer = match self.call(&mut req, limit_ms).await {
+            Ok(Answer::Import(r)) => Ok(r),
+            Ok(other) => Err(EngineError::Broken(format!("not an import's answer: {other:?}"))),
+            Err(e) => Err(e),
+        };
+        let bytes = match req {
+            Request::Import { bytes, .. } => bytes,
+            _ => Vec::new(),
+        };
+        (answer, bytes)
     }
 
     /// One collection's documents as a file (`format`: see [`Request::Export`]).
     pub async fn export(&self, db: String, collection: String, format: String) -> Result<Vec<u8>, EngineError> {
-        match self.call(Request::Export { id: 0, db, collection, format }, HOUSEKEEPING_LIMIT_MS).await? {
+        match self.call(&mut Request::Export { id: 0, db, collection, format }, HOUSEKEEPING_LIMIT_MS).await? {
             Answer::Bytes(b) => Ok(b),
             other => Err(EngineError::Broken(format!("not an export's answer: {other:?}"))),
         }
@@ -473,7 +482,7 @@ impl Engine {
 
     /// Empties the database.
     pub async fn reset(&self) -> Result<(), EngineError> {
-        self.call(Request::Reset { id: 0 }, HOUSEKEEPING_LIMIT_MS).await.map(|_| ())
+        self.call(&mut Request::Reset { id: 0 }, HOUSEKEEPING_LIMIT_MS).await.map(|_| ())
     }
 }
 
@@ -517,19 +526,6 @@ fn stop_from_code(code: &str) -> Stop {
 /// Whether a command's reply (canonical Extended JSON) says `ok: 1`.
 fn reply_ok(reply: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(reply).ok().and_then(|r| r.get("ok").and_then(super::ejson::as_f64)).is_some_and(|ok| ok == 1.0)
-}
-
-fn with_id(req: Request, id: u32) -> Request {
-    match req {
-        Request::Run { code, filename, .. } => Request::Run { id, code, filename },
-        Request::Command { command, .. } => Request::Command { id, command },
-        Request::CommandBson { bson, .. } => Request::CommandBson { id, bson },
-        Request::Snapshot { .. } => Request::Snapshot { id },
-        Request::Restore { bytes, .. } => Request::Restore { id, bytes },
-        Request::Reset { .. } => Request::Reset { id },
-        Request::Import { file, bytes, format, db, collection, options, .. } => Request::Import { id, file, bytes, format, db, collection, options },
-        Request::Export { db, collection, format, .. } => Request::Export { id, db, collection, format },
-    }
 }
 
 /// Takes (once) the sandbox that www/index.html started at once, in parallel with the UI's
