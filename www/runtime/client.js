@@ -82,8 +82,9 @@ export class Client {
   }
 
   /** Sends `bytes` (the command `cmd`). `log` is what the write log keeps of it when it
-   * succeeds: `{ cmd, bytes }` without session fields, and the session whose open transaction
-   * holds it until the commit. */
+   * succeeds: `{ cmd, bytes? }` without session fields (`bytes` serialized from `cmd` when
+   * left out, for writes only), and the session whose open transaction holds it until the
+   * commit. */
   send(cmd, bytes, log = null) {
     refuseSystemWrite(cmd);
     const reply = fromBytes(this.engine.command(bytes));
@@ -92,9 +93,9 @@ export class Client {
       const plain = log?.cmd ?? cmd;
       this.logQuery(plain);
       if (isWrite(Object.keys(plain)[0], plain)) {
-        const entry = () => this.writeEntry(plain, log?.bytes ?? bytes, reply);
-        if (log?.session?.inTransaction()) log.session.pendingWrites.push(entry());
-        else this.writes.push(entry());
+        const entry = this.writeEntry(plain, log ? (log.bytes ?? toBytes(plain)) : bytes, reply);
+        if (log?.session?.inTransaction()) log.session.pendingWrites.push(entry);
+        else this.writes.push(entry);
       }
     }
     return reply;
@@ -122,7 +123,7 @@ export class Client {
     const name = Object.keys(cmd)[0];
     const errors = Array.isArray(reply.writeErrors) ? reply.writeErrors.map((e) => e.index) : [];
     const db = typeof cmd.$db === 'string' ? cmd.$db : DEFAULT_DB;
-    return { name, db, collection: typeof cmd[name] === 'string' ? cmd[name] : null, bytes: typeof bytes === 'function' ? bytes() : bytes, errors };
+    return { name, db, collection: typeof cmd[name] === 'string' ? cmd[name] : null, bytes, errors };
   }
 
   /** The successful write commands of the run: [{ collection, command, bson, inexact? }]
@@ -189,7 +190,7 @@ class BoundClient {
     const plain = this.name === DEFAULT_DB ? cmd : { ...cmd, $db: this.name };
     if (!this.session) return this.client.send(plain, toBytes(plain));
     const full = { ...plain, ...this.session.fields(plain) };
-    return this.client.send(full, toBytes(full), { cmd: plain, bytes: () => toBytes(plain), session: this.session });
+    return this.client.send(full, toBytes(full), { cmd: plain, session: this.session });
   }
 
   command(cmd) {
