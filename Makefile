@@ -88,7 +88,15 @@ restage: web-assets
 	@$(MAKE) --no-print-directory stage-web TRUNK_STAGING_DIR=dist
 	@node tools/site.mjs precache dist
 
-web-assets: $(WEB)/editor.js build/engine/engine_bg.wasm build/runtime.js
+web-assets: $(WEB)/editor.js build/engine/engine_bg.wasm build/runtime.js $(WEB)/lessons/index.json
+
+# The lessons as the site ships them (tools/lesson-pages: each parsed, its Markdown rendered to
+# sanitized HTML): $(WEB)/lessons/<id>.json, fetched by the UI when opened, and index.json, the
+# menu, which tools/site.mjs writes into the playground's page with the first lesson.
+LESSON_SRC := $(wildcard lessons/*/lesson.md) src/lesson.rs $(wildcard tools/lesson-pages/src/*.rs) tools/lesson-pages/Cargo.toml
+$(WEB)/lessons/index.json: $(LESSON_SRC)
+	@rm -rf $(WEB)/lessons
+	cargo run -q --profile fast-test -p lesson-pages -- lessons $(WEB)/lessons
 
 $(WEB)/editor.js: $(EDITOR_SRC) node_modules/.package-lock.json
 	@mkdir -p $(WEB)
@@ -100,11 +108,13 @@ stage-web: web-assets
 	@mkdir -p "$(TRUNK_STAGING_DIR)/engine"
 	cp $(WEB)/editor.js www/worker.js build/runtime.js "$(TRUNK_STAGING_DIR)/"
 	cp build/engine/engine.js build/engine/engine_bg.wasm "$(TRUNK_STAGING_DIR)/engine/"
+	rm -rf "$(TRUNK_STAGING_DIR)/lessons" && cp -r $(WEB)/lessons "$(TRUNK_STAGING_DIR)/lessons"
 	node tools/site.mjs stage "$(TRUNK_STAGING_DIR)"
 
 # The UI's own logic (session log, audits, saved state, Extended JSON), natively.
 test-ui:
 	cargo test --features app --bin pattern-playground
+	cargo test --profile fast-test -p lesson-pages
 
 # The playground against the built site (make dist): in headless Chromium, and (engines.test.mjs)
 # in Chromium, Firefox ESR and WebKit; PP_BROWSERS=firefox,webkit limits the engines of the latter.

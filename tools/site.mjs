@@ -3,10 +3,12 @@
 //
 //   node tools/site.mjs stage <dir>      (trunk's build hook, `make stage-web`)
 //       copies www/embed.js, www/embed-demo.html, www/register-sw.js, www/sandbox.js and www/favicon.svg into <dir> and writes <dir>/lessons.html,
-//       the lesson index: every lesson (lessons/*/lesson.md, read by the site's one parser,
-//       src/lesson.rs through the engine's `parseLesson`) in `order`, with its summary.
+//       the lesson index: every lesson (build/web/lessons/index.json, the menu tools/lesson-pages
+//       built from lessons/*/lesson.md with the site's one parser, src/lesson.rs) in `order`, with
+//       its summary.
 //   node tools/site.mjs precache <dist>  (`make dist`, after trunk build)
-//       writes <dist>/embed.html (index.html for the widgets' opaque-origin frames), and
+//       writes the first lesson (static HTML) and the lesson menu into <dist>/index.html, and
+//       <dist>/embed.html (index.html for the widgets' opaque-origin frames, with the menu), and
 //       puts a Content-Security-Policy into <dist>/index.html and <dist>/lessons.html (the hashes
 //       of their inline scripts, computed here), then writes <dist>/sw.js from www/sw.js with every
 //       file of <dist> (trunk's hashed names included) and the SHA-256 of each (an SRI string the
@@ -18,8 +20,6 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { createShellContext } from './run-script.mjs';
-import { lessonFiles, parseLesson } from './run-lessons.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const www = path.join(root, 'www');
@@ -29,13 +29,11 @@ const escape = (s) =>
 /** Escaped text with `code` spans. */
 const inline = (s) => escape(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
-/** Every lesson, parsed, in the index's order (`order`, then id), as the playground sorts them. */
-export function lessons() {
-  const { context } = createShellContext();
-  const all = lessonFiles().map(({ file, text }) => parseLesson(context, file, text));
-  const order = (l) => (l.order === null || l.order === undefined ? Number.MAX_SAFE_INTEGER : Number(l.order));
-  const cmp = (x, y) => (x < y ? -1 : x > y ? 1 : 0);
-  return all.sort((a, b) => cmp(order(a), order(b)) || cmp(a.id, b.id));
+/** The lesson menu as tools/lesson-pages built it (`make dist` builds it first): every lesson's
+ * id, title, pattern, order, summary and step count, in the index's order (`order`, then id), as
+ * the playground sorts them. */
+export function lessons(dir = path.join(root, 'build', 'web', 'lessons')) {
+  return JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8'));
 }
 
 /** The playground's link to a lesson (`?lesson=<id>`: it opens there, unless the learner's saved
@@ -47,7 +45,7 @@ export function indexPage(list) {
     .map(
       (l, i) => `    <li id="${escape(l.id)}">
       <a class="title" href="${escape(lessonLink(l.id))}"><span class="n">${i + 1}</span>${escape(l.title)}</a>
-      <span class="meta">${escape(l.pattern)} pattern · ${l.steps.length} step${l.steps.length === 1 ? '' : 's'}</span>
+      <span class="meta">${escape(l.pattern)} pattern · ${l.steps} step${l.steps === 1 ? '' : 's'}</span>
       <p>${inline(l.summary)}</p>
     </li>`,
     )
@@ -97,6 +95,119 @@ ${items}
 </body>
 </html>
 `;
+}
+
+// ---- the playground's page: the lesson menu, the first lesson, and its static HTML ---------------
+// `make dist` puts the lessons beside the UI as files (tools/lesson-pages: lessons/index.json and
+// lessons/<id>.json, Markdown already HTML). The playground's page (index.html) carries the menu and
+// the first lesson as JSON data blocks, which the UI reads at start (src/app/catalog.rs), and that
+// lesson rendered as static HTML in the app's own markup (src/app/pg.rs `App`/`Header`,
+// src/app/lesson_view.rs `LessonView`): the text shows at first paint, before any WebAssembly, and
+// reads with scripting off (every step and its script, and the quiz, in <noscript>); the app
+// replaces it with the same markup when it mounts, so nothing on screen moves.
+
+/** JSON inside an HTML data block: no `<` (so no `</script>` or `<!--` can end the block). */
+const dataJson = (v) => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
+/** The ids of the page's data blocks (src/app/catalog.rs INDEX_ID, LESSON_ID). */
+const INDEX_BLOCK = 'pp-lessons';
+const LESSON_BLOCK = 'pp-lesson';
+/** The placeholder www/index.html has in <main id="app">, and what the page carries instead. */
+const APP_ELEMENT = /<main id="app"[^>]*>[\s\S]*?<\/main>/;
+const DATA_BLOCKS = /\s*<script type="application\/json" id="pp-lessons?">[\s\S]*?<\/script>/g;
+
+/** The tabs of the playground (src/app/pg.rs `Tab`): id and label. */
+const TABS = [['lesson', 'Lesson'], ['data', 'Data'], ['update', 'Update'], ['aggregate', 'Aggregate'], ['audits', 'Audits'], ['sizes', 'Sizes'], ['schema', 'Schema'], ['export', 'Export & share']];
+
+/** The app's first screen for `lesson` (step 1), as static HTML. */
+export function staticApp(list, lesson) {
+  const options = list
+    .map((l) => `<option value="${escape(l.id)}"${l.id === lesson.id ? ' selected' : ''}>${escape(l.title)}</option>`)
+    .join('');
+  const tabs = TABS.map(
+    ([id, label], i) =>
+      `<button role="tab" id="tab-${id}" aria-controls="panel-${id}" aria-selected="${i === 0}" tabindex="${i === 0 ? 0 : -1}"${i === 0 ? ' class="active"' : ''}>${escape(label)}</button>`,
+  ).join('');
+  const [first, ...rest] = lesson.steps;
+  const steps = lesson.steps
+    .map((s, i) => `<li><button class="step-link${i === 0 ? ' current' : ''}" type="button"${i === 0 ? ' aria-current="step"' : ''}>${escape(s.title)}</button></li>`)
+    .join('');
+  const step = (s, i) => `<h3>Step ${i + 1}: ${escape(s.title)}</h3><div class="prose">${s.prose}</div>`;
+  const script = (s) => `<pre class="editor-static"><code>${escape(s.script)}</code></pre>`;
+  // With scripting off: the other steps with their scripts, and the quiz.
+  const quiz = lesson.quiz.length
+    ? `<section class="quiz" aria-label="Check your understanding"><h3>Check your understanding</h3>${lesson.quiz
+        .map((q) => `<details><summary>${escape(q.question)}</summary><p>${escape(q.answer)}</p></details>`)
+        .join('')}</section>`
+    : '';
+  const noscript = `<noscript><p class="muted">The playground runs the scripts in your browser and needs JavaScript and WebAssembly; the lesson reads without them.</p>${rest
+    .map((s, i) => `<section class="step">${step(s, i + 1)}${script(s)}</section>`)
+    .join('')}${quiz}</noscript>`;
+  return `<main id="app" aria-busy="true">` +
+    `<header class="top"><h1><span class="leaf" aria-hidden="true">◆</span> Pattern Playground</h1>` +
+    `<label class="field"><span>Lesson</span><select aria-label="Lesson">${options}</select></label>` +
+    `<a href="lessons.html" class="all-lessons">All lessons</a>` +
+    `<label class="field small"><span>Time limit (s)</span><input type="number" min="0.5" max="600" step="0.5" aria-label="Script time limit in seconds" value="10"></label>` +
+    `<button class="secondary" type="button">Reset lesson</button>` +
+    `<span class="engine-status" role="status">Starting the engine…</span></header>` +
+    `<nav class="tabs" role="tablist" aria-label="Playground tools">${tabs}</nav>` +
+    `<section class="panel" role="tabpanel" id="panel-lesson" aria-labelledby="tab-lesson"><div class="lesson">` +
+    `<article class="lesson-text" aria-label="Lesson"><h2>${escape(lesson.title)}</h2>` +
+    `<p class="pattern">Pattern: <strong>${escape(lesson.pattern)}</strong></p><div class="prose">${lesson.intro}</div>` +
+    `<ol class="steps" aria-label="Steps">${steps}</ol>` +
+    `<section class="step" aria-label="Current step">${first ? step(first, 0) : ''}</section>${noscript}</article>` +
+    `<div class="workbench"><div class="toolbar">` +
+    `<button class="primary" type="button" id="run" title="Run the script (Ctrl+Enter or Cmd+Enter)" disabled>▶ Run</button>` +
+    `<span class="hint">Ctrl/Cmd + Enter</span>` +
+    `<button class="secondary" type="button" disabled>← Previous</button>` +
+    `<button class="secondary" type="button"${lesson.steps.length > 1 ? '' : ' disabled'}>Next →</button>` +
+    `<button class="link" type="button" disabled>Restore the lesson's script</button></div>` +
+    `<div class="editor" id="script-editor">${first ? script(first) : ''}</div>` +
+    `<h3 class="sr-only" id="output-heading">Output</h3>` +
+    `<pre class="output" role="log" aria-live="polite" aria-labelledby="output-heading" tabindex="0"><span class="muted">Run the script to see its output here.</span></pre>` +
+    `<p class="after-run">0 write(s) recorded in this session. <button class="link" type="button">See the data →</button></p>` +
+    `</div></div></section></main>`;
+}
+
+/** trunk's loader of the UI's WebAssembly waits for the first paint (`window.ppAfterPaint`, set in
+ * www/index.html), and the page no longer preloads that wasm: before the lesson's text shows,
+ * the page fetches nothing large (the engine's sandbox waits for the same moment). */
+export function afterFirstPaint(html) {
+  if (html.includes('await window.ppAfterPaint;')) return html;
+  const init = /(<script type="module">\s*import init, \* as bindings from '[^']+';\s*)(const wasm = await init\()/;
+  if (!init.test(html)) throw new Error("index.html: trunk's loader (import init ...; const wasm = await init(...)) not found");
+  if (!html.includes('window.ppAfterPaint = ')) throw new Error('index.html does not set window.ppAfterPaint');
+  return html
+    .replace(init, '$1await window.ppAfterPaint;\n$2')
+    .replace(/<link rel="preload" href="[^"]+_bg\.wasm"[^>]*>/g, '');
+}
+
+/** www/index.html as trunk built it (a page this function wrote before is read back to that). */
+const bareIndex = (html) => html.replace(DATA_BLOCKS, '').replace(APP_ELEMENT, '<main id="app" aria-busy="true"><p class="loading">Loading the playground…</p></main>');
+
+/** `html` with the data blocks (the menu, and `lesson` when given) at the end of <body>, after
+ * what the page shows first. */
+function withLessonData(html, list, lesson) {
+  const blocks = [`<script type="application/json" id="${INDEX_BLOCK}">${dataJson(list)}</script>`];
+  if (lesson) blocks.push(`<script type="application/json" id="${LESSON_BLOCK}">${dataJson(lesson)}</script>`);
+  const at = html.lastIndexOf('</body>');
+  if (at < 0) throw new Error('index.html has no </body>');
+  return `${html.slice(0, at)}  ${blocks.join('\n  ')}\n${html.slice(at)}`;
+}
+
+/** The playground's page (the first lesson static, with its data) and the widgets' page (the menu
+ * only: a widget fetches its lesson, and shows no playground before it mounts), from `html`. */
+export function playgroundPages(html, dir) {
+  const lessonsDir = path.join(dir, 'lessons');
+  const list = JSON.parse(fs.readFileSync(path.join(lessonsDir, 'index.json'), 'utf8'));
+  if (!list.length) throw new Error(`${lessonsDir}/index.json lists no lesson`);
+  const first = JSON.parse(fs.readFileSync(path.join(lessonsDir, `${list[0].id}.json`), 'utf8'));
+  const bare = afterFirstPaint(bareIndex(html));
+  if (!APP_ELEMENT.test(bare)) throw new Error('index.html has no <main id="app">');
+  return {
+    index: withLessonData(bare, list, first).replace(APP_ELEMENT, () => staticApp(list, first)),
+    embed: withLessonData(bare, list, null),
+  };
 }
 
 /** Every file under `dir`, as sorted paths relative to it, with `/` separators. */
@@ -170,7 +281,11 @@ export function precache(dist) {
   // embed.html: the playground's page for the widgets of www/embed.js (embed mode), with the
   // policy of an opaque-origin frame.
   const index = path.join(dist, 'index.html');
-  if (fs.existsSync(index)) fs.writeFileSync(path.join(dist, 'embed.html'), withPolicy(fs.readFileSync(index, 'utf8'), { sandbox: true, opaque: true }));
+  if (fs.existsSync(index)) {
+    const pages = playgroundPages(fs.readFileSync(index, 'utf8'), dist);
+    fs.writeFileSync(path.join(dist, 'embed.html'), withPolicy(pages.embed, { sandbox: true, opaque: true }));
+    fs.writeFileSync(index, pages.index);
+  }
   for (const [page, options] of [['index.html', { sandbox: true }], ['lessons.html', {}]]) {
     const file = path.join(dist, page);
     if (fs.existsSync(file)) fs.writeFileSync(file, withPolicy(fs.readFileSync(file, 'utf8'), options));

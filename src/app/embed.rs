@@ -123,14 +123,13 @@ pub struct Plan {
     pub original: Option<String>,
 }
 
-/// Resolves a route against the lessons.
-pub fn plan(route: &Route, lessons: &[Lesson]) -> Result<Plan, String> {
+/// Resolves a route: `known` is the site's lesson ids, `lesson` the route's lesson (fetched).
+pub fn plan(route: &Route, known: &[&str], lesson: Option<&Lesson>) -> Result<Plan, String> {
     let Some((id, step)) = &route.lesson else {
         return Ok(Plan { title: String::new(), lesson: None, setup: Vec::new(), script: route.script.clone().unwrap_or_default(), original: None });
     };
-    let Some(lesson) = lessons.iter().find(|l| &l.id == id) else {
-        let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
-        return Err(format!("there is no lesson {id:?}; the lessons are {}", ids.join(", ")));
+    let Some(lesson) = lesson.filter(|l| &l.id == id && known.contains(&id.as_str())) else {
+        return Err(format!("there is no lesson {id:?}; the lessons are {}", known.join(", ")));
     };
     let Some(this) = lesson.steps.get(*step) else {
         return Err(format!("{} has {} steps, not {}", lesson.title, lesson.steps.len(), step + 1));
@@ -168,10 +167,23 @@ pub fn mount(el: &web_sys::HtmlElement) -> bool {
     if let Some(body) = window.document().and_then(|d| d.body()) {
         body.set_class_name("embed");
     }
-    match route.and_then(|r| plan(&r, &catalog::lessons())) {
-        Ok(plan) => leptos::mount::mount_to(el.clone(), move || view! { <Embed frame=frame plan=plan/> }).forget(),
-        Err(message) => leptos::mount::mount_to(el.clone(), move || view! { <Failed frame=frame message=message/> }).forget(),
-    }
+    let el = el.clone();
+    spawn_local(async move {
+        let index = catalog::index();
+        let known: Vec<&str> = index.iter().map(|e| e.id.as_str()).collect();
+        // The route's lesson: the page's own, or fetched (only a lesson the site has).
+        let lesson = match route.as_ref().ok().and_then(|r| r.lesson.as_ref()).filter(|(id, _)| known.contains(&id.as_str())) {
+            Some((id, _)) => match catalog::page_lesson().filter(|l| &l.id == id) {
+                Some(l) => Ok(Some(l)),
+                None => catalog::fetch(id).await.map(Some).map_err(|e| format!("the lesson {id:?} could not be loaded: {e}")),
+            },
+            None => Ok(None),
+        };
+        match route.and_then(|r| lesson.and_then(|l| plan(&r, &known, l.as_ref()))) {
+            Ok(plan) => leptos::mount::mount_to(el, move || view! { <Embed frame=frame plan=plan/> }).forget(),
+            Err(message) => leptos::mount::mount_to(el, move || view! { <Failed frame=frame message=message/> }).forget(),
+        }
+    });
     true
 }
 
@@ -273,7 +285,6 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
     report_height(root, frame);
 
     view! {
-        <style>{EMBED_CSS}</style>
         <div class="pp-embed" node_ref=root>
             <div class="pp-embed-head">
                 <span class="pp-embed-title">
@@ -321,30 +332,11 @@ fn Failed(frame: Frame, message: String) -> impl IntoView {
     let root = NodeRef::<Div>::new();
     report_height(root, frame);
     view! {
-        <style>{EMBED_CSS}</style>
         <div class="pp-embed" node_ref=root>
             <p class="notice error" role="alert">"This Pattern Playground widget cannot start: " {message}</p>
         </div>
     }
 }
-
-/// Styles of embed mode, on top of the playground's style.css: no page chrome, and heights that
-/// do not depend on the viewport (the iframe's height follows the content).
-const EMBED_CSS: &str = "
-body.embed { min-height: 0; background: var(--bg); }
-body.embed main { max-width: none; padding: 0; }
-.pp-embed { padding: 8px 10px 10px; }
-.pp-embed-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 4px 12px; margin-bottom: 6px; font-size: 0.85rem; }
-.pp-embed-title { flex: 1; min-width: 0; color: var(--muted); font-weight: 600; }
-.pp-embed-open { white-space: nowrap; }
-.pp-embed .editor, .pp-embed .editor-fallback { min-height: 60px; max-height: 360px; }
-.pp-embed .editor .cm-editor { min-height: 60px; }
-.pp-embed .toolbar { margin: 6px 0; }
-.pp-embed-status { font-size: 0.85rem; color: var(--muted); }
-.pp-embed .toolbar .link { margin-left: auto; }
-.pp-embed-notes { margin: 4px 0; padding-left: 1.2em; font-size: 0.8rem; color: var(--muted); }
-.pp-embed pre.output { min-height: 2.5em; max-height: 320px; margin: 6px 0 0; }
-";
 
 /// Posts the widget's height to the host page whenever it changes (a ResizeObserver on the
 /// widget's root). Messages go to the host's origin when embed.js named it.
@@ -456,31 +448,33 @@ mod tests {
 
     #[test]
     fn a_step_is_prepared_by_the_steps_before_it() {
-        let lessons = catalog::lessons();
+        let lessons = catalog::for_tests();
+        let known: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
         let subset = lessons.iter().find(|l| l.id == "subset").expect("the subset lesson");
-        let p = plan(&route(Some(("subset", 2)), None), &lessons).unwrap();
+        let p = plan(&route(Some(("subset", 2)), None), &known, Some(subset)).unwrap();
         assert_eq!(p.title, format!("The Subset pattern · Step 3: {}", subset.steps[2].title));
         assert_eq!(p.setup, subset.steps[..2].iter().map(|s| (s.title.clone(), s.script.clone())).collect::<Vec<_>>());
         assert_eq!(p.script, subset.steps[2].script);
         assert_eq!(p.original.as_deref(), Some(subset.steps[2].script.as_str()));
 
-        let first = plan(&route(Some(("subset", 0)), Some("db.c.find()")), &lessons).unwrap();
+        let first = plan(&route(Some(("subset", 0)), Some("db.c.find()")), &known, Some(subset)).unwrap();
         assert!(first.setup.is_empty());
         assert_eq!(first.script, "db.c.find()");
 
-        let inline = plan(&route(None, Some("print(1)")), &lessons).unwrap();
+        let inline = plan(&route(None, Some("print(1)")), &known, None).unwrap();
         assert_eq!((inline.title.as_str(), inline.setup.len(), inline.script.as_str(), inline.lesson), ("", 0, "print(1)", None));
 
-        let e = plan(&route(Some(("nope", 0)), None), &lessons).unwrap_err();
+        let e = plan(&route(Some(("nope", 0)), None), &known, Some(subset)).unwrap_err();
         assert!(e.starts_with("there is no lesson \"nope\"; the lessons are ") && e.contains("subset"), "{e}");
-        let e = plan(&route(Some(("subset", 99)), None), &lessons).unwrap_err();
+        let e = plan(&route(Some(("subset", 99)), None), &known, Some(subset)).unwrap_err();
         assert_eq!(e, format!("The Subset pattern has {} steps, not 100", subset.steps.len()));
     }
 
     #[test]
     fn the_playground_link_carries_the_edit_and_the_data() {
-        let lessons = catalog::lessons();
-        let p = plan(&route(Some(("subset", 1)), None), &lessons).unwrap();
+        let lessons = catalog::for_tests();
+        let known: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+        let p = plan(&route(Some(("subset", 1)), None), &known, lessons.iter().find(|l| l.id == "subset")).unwrap();
         let writes = vec![("Embed every comment".to_string(), vec![WriteRecord::text("posts", r#"{"insert":"posts"}"#)])];
         let open = |script: &str| {
             let link = playground_link(&p, script, &writes);
@@ -494,7 +488,7 @@ mod tests {
         let edited = open("db.posts.find()");
         assert_eq!(edited.scripts.get(&1).map(String::as_str), Some("db.posts.find()"));
 
-        let inline = plan(&route(None, Some("print(1)")), &lessons).unwrap();
+        let inline = plan(&route(None, Some("print(1)")), &known, None).unwrap();
         assert_eq!(playground_link(&inline, "print(2)", &[]), "index.html");
     }
 

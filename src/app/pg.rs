@@ -104,7 +104,10 @@ pub enum EngineState {
 #[derive(Clone, Copy)]
 pub struct Pg {
     engine: StoredValue<Engine, LocalStorage>,
-    pub lessons: StoredValue<Vec<Lesson>>,
+    /// The lesson menu (every lesson's id, title, ...; the lessons themselves are fetched).
+    pub lessons: StoredValue<Vec<catalog::Entry>>,
+    /// The lessons fetched so far, by id (the page's own lesson first).
+    fetched: StoredValue<HashMap<String, Lesson>>,
     pub lesson: RwSignal<Option<Lesson>>,
     pub step: RwSignal<usize>,
     /// Scripts the learner edited, by step.
@@ -166,10 +169,10 @@ pub fn use_pg() -> Pg {
 
 impl Pg {
     fn new() -> Pg {
-        let lessons = catalog::lessons();
         Pg {
             engine: StoredValue::new_local(Engine::new()),
-            lessons: StoredValue::new(lessons),
+            lessons: StoredValue::new(catalog::index()),
+            fetched: StoredValue::new(catalog::page_lesson().into_iter().map(|l| (l.id.clone(), l)).collect()),
             lesson: RwSignal::new(None),
             step: RwSignal::new(0),
             scripts: RwSignal::new(BTreeMap::new()),
@@ -558,8 +561,7 @@ impl Pg {
     }
 
     /// Opens a lesson with a fresh database.
-    pub fn open_lesson(&self, id: &str) {
-        let Some(lesson) = self.lessons.with_value(|ls| ls.iter().find(|l| l.id == id).cloned()) else { return };
+    fn open_lesson(&self, lesson: Lesson) {
         self.audits.set(AuditSet::from_lesson(&lesson.audits));
         self.lesson.set(Some(lesson));
         self.step.set(0);
@@ -580,10 +582,10 @@ impl Pg {
 
     /// "Reset lesson": the lesson's scripts, an empty database, no session.
     pub fn reset_lesson(&self) {
-        if let Some(id) = self.lesson.with_untracked(|l| l.as_ref().map(|l| l.id.clone())) {
+        if let Some(lesson) = self.lesson.get_untracked() {
             let Ok(backup) = self.backup_current("Reset lesson") else { return };
             let user = self.audits.with_untracked(|a| a.user_audits());
-            self.open_lesson(&id);
+            self.open_lesson(lesson);
             self.audits.update(|a| a.audits.extend(user));
             self.notice.set(Some(Notice {
                 error: false,
@@ -617,9 +619,25 @@ impl Pg {
 
     /// Loads saved state (from storage, a share link or a backup) and replays it.
     async fn load(&self, saved: Saved) {
+        if self.show(saved).await {
+            self.replay().await;
+        }
+    }
+
+    /// Puts saved state on screen (the lesson, its step, scripts and audits) without touching the
+    /// engine: at start-up the lesson shows while the engine is still loading, and
+    /// [`Pg::replay`] rebuilds the data once it is ready. False (and a message) when the lesson
+    /// could not be fetched.
+    async fn show(&self, saved: Saved) -> bool {
         let exists = self.lessons.with_value(|ls| ls.iter().any(|l| l.id == saved.lesson));
         let id = if exists { saved.lesson.clone() } else { self.first_lesson_id() };
-        let Some(lesson) = self.lessons.with_value(|ls| ls.iter().find(|l| l.id == id).cloned()) else { return };
+        let lesson = match self.fetch_lesson(&id).await {
+            Ok(l) => l,
+            Err(e) => {
+                self.error(format!("The lesson “{id}” could not be loaded: {e}."));
+                return false;
+            }
+        };
         let mut audits = AuditSet::from_lesson(&lesson.audits);
         audits.audits.extend(saved.audits.into_iter().map(|mut a| {
             a.user = true;
@@ -632,7 +650,20 @@ impl Pg {
         self.scripts.set(saved.scripts);
         self.session.set(saved.session);
         self.time_limit_ms.set(saved.time_limit_ms.clamp(MIN_LIMIT_MS, MAX_LIMIT_MS));
-        self.replay().await;
+        true
+    }
+
+    /// A lesson by id: from the ones already here (the page's own, or fetched before), else
+    /// fetched (`catalog::fetch`).
+    async fn fetch_lesson(&self, id: &str) -> Result<Lesson, String> {
+        if let Some(l) = self.fetched.with_value(|m| m.get(id).cloned()) {
+            return Ok(l);
+        }
+        let l = catalog::fetch(id).await?;
+        self.fetched.update_value(|m| {
+            m.insert(id.to_string(), l.clone());
+        });
+        Ok(l)
     }
 
     fn first_lesson_id(&self) -> String {
@@ -849,12 +880,14 @@ fn App() -> impl IntoView {
     let pg = Pg::new();
     provide_context(pg);
 
-    // Start-up: wait for the engine, then load the saved state (or the first lesson).
+    // Start-up: the saved state (or the first lesson) shows at once (the page carries the first
+    // lesson; another is fetched); its data is rebuilt when the engine is ready.
     let initial = initial_state(pg);
     // After a restart (a request past its deadline, a crash) the engine rebuilds the database
     // from the session's log.
     pg.engine().set_replay(move || pg.session.with_untracked(|s| s.writes().cloned().collect()));
     spawn_local(async move {
+        let shown = pg.show(initial).await;
         match pg.engine().ready().await {
             Ok(()) => pg.engine_state.set(EngineState::Ready),
             Err(e) => {
@@ -862,7 +895,11 @@ fn App() -> impl IntoView {
                 return;
             }
         }
-        pg.load(initial).await;
+        if !shown {
+            // Nothing is loaded, so nothing is saved over the learner's work (the message says why).
+            return;
+        }
+        pg.replay().await;
         pg.loaded.set(true);
         pg.refresh_backups();
         install_test_hook(pg);

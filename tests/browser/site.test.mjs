@@ -123,6 +123,66 @@ test("the lesson index lists every lesson in order with its summary, and its lin
   });
 });
 
+test("the first lesson reads before any WebAssembly and with scripting off; the app takes it over without moving it", async () => {
+  const [first] = await frontMatter();
+  const lesson = JSON.parse(await readFile(join(DIST, "lessons", `${first.id}.json`), "utf8"));
+  // Scripting off: the lesson's text, every step with its script, and the quiz.
+  const off = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+  try {
+    await withSite(async ({ site }) => {
+      const page = await off.newPage();
+      await page.goto(site.url);
+      assert.equal(await page.locator(".lesson-text h2").innerText(), lesson.title);
+      assert.ok((await page.locator(".lesson-text .prose p").count()) > lesson.steps.length, "the Markdown is HTML");
+      const steps = await page.locator(".lesson-text h3").allInnerTexts();
+      assert.deepEqual(steps.filter((t) => t.startsWith("Step ")), lesson.steps.map((s, i) => `Step ${i + 1}: ${s.title}`));
+      const scripts = await page.locator("pre.editor-static").allTextContents();
+      assert.deepEqual(scripts.sort(), lesson.steps.map((s) => s.script).sort());
+      assert.deepEqual(await page.locator(".quiz summary").allInnerTexts(), lesson.quiz.map((q) => q.question));
+      await page.screenshot({ path: join(SHOTS, "site-no-script.png"), fullPage: true });
+    });
+  } finally {
+    await off.close();
+  }
+  // Scripting on: what the page paints before the UI's WebAssembly arrives is where the app puts it.
+  await withSite(async ({ site, context }) => {
+    let release;
+    const held = new Promise((ok) => (release = ok));
+    await context.route(/pattern-playground-[0-9a-f]+_bg\.wasm$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    const { page, errors } = await open(context);
+    await page.goto(site.url, { waitUntil: "domcontentloaded" });
+    const boxes = () =>
+      page.evaluate(() =>
+        [".tabs", ".lesson-text h2", ".lesson-text .prose", "ol.steps", ".lesson-text .step h3", ".workbench .toolbar", "#script-editor", "pre.output"].map((sel) => {
+          const r = document.querySelector(sel)?.getBoundingClientRect();
+          return r ? [sel, Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)] : [sel, "missing"];
+        }),
+      );
+    const before = await boxes();
+    assert.equal(await page.locator(".lesson-text h2").innerText(), lesson.title);
+    assert.equal(await page.evaluate(() => window.ppReady === true), false, "the app was not running yet");
+    release();
+    await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
+    assert.deepEqual(await boxes(), before);
+    // Every layout shift of the load (the buffered entries come in the observer's first call).
+    const shift = await page.evaluate(
+      () =>
+        new Promise((ok) => {
+          let total = 0;
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) if (!e.hadRecentInput) total += e.value;
+          }).observe({ type: "layout-shift", buffered: true });
+          setTimeout(() => ok(total), 500);
+        }),
+    );
+    assert.ok(shift <= 0.05, `layout shift ${shift}`);
+    assert.deepEqual(errors, []);
+  });
+});
+
 test("once loaded, the site works offline: the service worker serves every file", async () => {
   const files = await distFiles();
   const sw = await readFile(join(DIST, "sw.js"), "utf8");
@@ -158,6 +218,11 @@ test("once loaded, the site works offline: the service worker serves every file"
     assert.match(await page.locator("pre.output").innerText(), /\S/);
     assert.equal(await page.locator("pre.output .error-line").count(), 0, await page.locator("pre.output").innerText());
     await page.screenshot({ path: join(SHOTS, "site-offline.png"), fullPage: true });
+
+    // Another lesson: fetched (lessons/<id>.json) from the service worker's cache.
+    const other = (await frontMatter())[1];
+    await page.locator('select[aria-label="Lesson"]').selectOption(other.id);
+    await page.waitForFunction((t) => document.querySelector(".lesson-text h2")?.textContent === t, other.title, { timeout: 60_000 });
 
     // The index too.
     await page.goto(`${site.url}lessons.html`);
