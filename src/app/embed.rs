@@ -160,7 +160,7 @@ pub fn playground_link(plan: &Plan, script: &str, setup_writes: &[(String, Vec<W
 }
 
 /// Mounts embed mode into `el` when the page's fragment is an embed route; false otherwise (the
-/// caller mounts the playground). The one hook in `pg::start`.
+/// caller mounts the playground). The one hook in `shell::start`.
 pub fn mount(el: &web_sys::HtmlElement) -> bool {
     let Some(window) = web_sys::window() else { return false };
     let Some((frame, route)) = parse_route(&window.location().hash().unwrap_or_default()) else { return false };

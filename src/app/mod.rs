@@ -17,6 +17,7 @@ mod export_view;
 mod lesson_view;
 mod pg;
 mod schema_view;
+mod shell;
 mod sizes_view;
 mod update_view;
 mod worker;
@@ -27,7 +28,7 @@ mod worker;
 #[cfg_attr(not(test), allow(dead_code))]
 pub mod lesson;
 
-pub use pg::start;
+pub use shell::start;
 
 /// `1.2 KiB`, `3.4 MiB`.
 pub fn human_bytes(n: f64) -> String {

@@ -17,31 +17,6 @@ use super::state::{self, Kv, LinkChoice, Saved, Slot, Store};
 use super::worker::{Engine, EngineError};
 use crate::protocol::{Cost, ImportReport, OutputLine, QueryRecord, RunError, Stream, WriteRecord};
 
-/// Mounts the app into `<main id="app">` after installing the panic reporter.
-pub fn start() {
-    std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
-        report_fatal(&format!("Internal error: {info}"));
-    }));
-    let Some(el) = document().get_element_by_id("app") else {
-        report_fatal("the page has no #app element");
-        return;
-    };
-    el.set_inner_html("");
-    let _ = el.remove_attribute("aria-busy");
-    let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) else { return };
-    if super::embed::mount(&el) { return; }
-    leptos::mount::mount_to(el, App).forget();
-}
-
-/// Shows the page's fatal-error banner (plain DOM: works even when the WebAssembly died).
-pub fn report_fatal(message: &str) {
-    let f = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("ppFatal")).ok();
-    if let Some(f) = f.and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok()) {
-        let _ = f.call1(&JsValue::NULL, &JsValue::from_str(message));
-    }
-}
-
 /// Which tool of the workspace is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
@@ -168,7 +143,7 @@ pub fn use_pg() -> Pg {
 }
 
 impl Pg {
-    fn new() -> Pg {
+    pub fn new() -> Pg {
         Pg {
             engine: StoredValue::new_local(Engine::new()),
             lessons: StoredValue::new(catalog::index()),
@@ -712,8 +687,8 @@ pub fn import_memory_warning(bytes: usize) -> Option<String> {
     })
 }
 const IMPORT_LIMIT_MS: u32 = 300_000;
-const MIN_LIMIT_MS: u32 = 500;
-const MAX_LIMIT_MS: u32 = 600_000;
+pub const MIN_LIMIT_MS: u32 = 500;
+pub const MAX_LIMIT_MS: u32 = 600_000;
 
 pub(super) fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
@@ -730,10 +705,6 @@ fn query_lesson() -> (Option<String>, Option<usize>) {
     };
     let step = get("step").and_then(|s| s.parse::<usize>().ok()).map(|n| n.saturating_sub(1));
     (get("lesson"), step)
-}
-
-fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("a browser document")
 }
 
 fn local_storage() -> Option<web_sys::Storage> {
@@ -875,196 +846,68 @@ fn install_test_hook(pg: Pg) {
     }
 }
 
-#[component]
-fn App() -> impl IntoView {
-    let pg = Pg::new();
-    provide_context(pg);
-
-    // Start-up: the saved state (or the first lesson) shows at once (the page carries the first
-    // lesson; another is fetched); its data is rebuilt when the engine is ready.
-    let initial = initial_state(pg);
-    // After a restart (a request past its deadline, a crash) the engine rebuilds the database
-    // from the session's log.
-    pg.engine().set_replay(move || pg.session.with_untracked(|s| s.writes().cloned().collect()));
-    spawn_local(async move {
-        let shown = pg.show(initial).await;
-        match pg.engine().ready().await {
-            Ok(()) => pg.engine_state.set(EngineState::Ready),
-            Err(e) => {
-                pg.engine_state.set(EngineState::Broken(e.to_string()));
+impl Pg {
+    /// Start-up (the shell calls it once, with the controller in context): the saved state (or
+    /// the first lesson) on screen, the engine, the replay, and the effects that save the work
+    /// and recount the audits.
+    pub fn start_up(self) {
+        let pg = self;
+        // Start-up: the saved state (or the first lesson) shows at once (the page carries the first
+        // lesson; another is fetched); its data is rebuilt when the engine is ready.
+        let initial = initial_state(pg);
+        // After a restart (a request past its deadline, a crash) the engine rebuilds the database
+        // from the session's log.
+        pg.engine().set_replay(move || pg.session.with_untracked(|s| s.writes().cloned().collect()));
+        spawn_local(async move {
+            let shown = pg.show(initial).await;
+            match pg.engine().ready().await {
+                Ok(()) => pg.engine_state.set(EngineState::Ready),
+                Err(e) => {
+                    pg.engine_state.set(EngineState::Broken(e.to_string()));
+                    return;
+                }
+            }
+            if !shown {
+                // Nothing is loaded, so nothing is saved over the learner's work (the message says why).
                 return;
             }
-        }
-        if !shown {
-            // Nothing is loaded, so nothing is saved over the learner's work (the message says why).
-            return;
-        }
-        pg.replay().await;
-        pg.loaded.set(true);
-        pg.refresh_backups();
-        install_test_hook(pg);
-        super::editor::page_ready();
-    });
-
-    // The one persistence effect: every change of the saved state goes to localStorage, at most
-    // once per 300 ms of quiet (typing in the editor changes the state on every key).
-    let pending = StoredValue::new_local(None::<gloo::timers::callback::Timeout>);
-    Effect::new(move |_| {
-        if !pg.loaded.get() {
-            return;
-        }
-        pg.lesson.track();
-        pg.step.track();
-        pg.scripts.track();
-        pg.session.track();
-        pg.audits.track();
-        pg.time_limit_ms.track();
-        let save = gloo::timers::callback::Timeout::new(300, move || {
-            if let Some(Err(e)) = store().map(|st| st.save(&pg.saved_untracked())) {
-                pg.error(format!("This browser's storage is full ({e}): the playground is not saved."));
-            }
+            pg.replay().await;
+            pg.loaded.set(true);
+            pg.refresh_backups();
+            install_test_hook(pg);
+            super::editor::page_ready();
         });
-        // Replacing the pending timeout cancels it (a gloo Timeout clears itself on drop).
-        pending.set_value(Some(save));
-    });
 
-    // Audits are live: recount after every write and whenever the set changes.
-    Effect::new(move |_| {
-        let _ = pg.data_version.get();
-        let _ = pg.audits.with(|a| a.audits.len());
-        if !pg.loaded.get_untracked() && pg.data_version.get_untracked() == 0 {
-            return;
-        }
-        spawn_local(async move { pg.refresh_audits().await });
-    });
-
-    view! {
-        <Header/>
-        <NoticeBar/>
-        <nav class="tabs" role="tablist" aria-label="Playground tools">
-            {Tab::ALL.into_iter().map(|t| view! {
-                <button role="tab" id=format!("tab-{}", t.id()) aria-controls=format!("panel-{}", t.id())
-                    aria-selected=move || (pg.tab.get() == t).to_string()
-                    tabindex=move || if pg.tab.get() == t { "0" } else { "-1" }
-                    class:active=move || pg.tab.get() == t
-                    on:click=move |_| pg.tab.set(t)
-                    on:keydown=move |ev: web_sys::KeyboardEvent| {
-                        let i = Tab::ALL.iter().position(|x| *x == t).unwrap_or(0);
-                        let next = match ev.key().as_str() {
-                            "ArrowRight" => Some((i + 1) % Tab::ALL.len()),
-                            "ArrowLeft" => Some((i + Tab::ALL.len() - 1) % Tab::ALL.len()),
-                            "Home" => Some(0),
-                            "End" => Some(Tab::ALL.len() - 1),
-                            _ => None,
-                        };
-                        if let Some(n) = next {
-                            pg.tab.set(Tab::ALL[n]);
-                            if let Some(el) = document().get_element_by_id(&format!("tab-{}", Tab::ALL[n].id())) {
-                                let _ = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el).map(|e| e.focus());
-                            }
-                        }
-                    }
-                >{t.label()}{move || (t == Tab::Audits).then(|| {
-                    let drifted: i64 = pg.audit_counts.with(|c| c.values().filter_map(|r| r.as_ref().ok()).sum());
-                    (drifted > 0).then(|| view! { <span class="badge" aria-label=format!("{drifted} drifted")>{drifted}</span> })
-                })}</button>
-            }).collect_view()}
-        </nav>
-        {move || match pg.engine_state.get() {
-            EngineState::Broken(m) => view! {
-                <div class="notice error" role="alert">"The database engine did not start: " {m}
-                    <button type="button" on:click=move |_| { let _ = web_sys::window().map(|w| w.location().reload()); }>"Reload"</button>
-                </div>
-            }.into_any(),
-            _ => ().into_any(),
-        }}
-        <section class="panel" role="tabpanel" id=move || format!("panel-{}", pg.tab.get().id())
-            aria-labelledby=move || format!("tab-{}", pg.tab.get().id())>
-            {move || match pg.tab.get() {
-                Tab::Lesson => view! { <super::lesson_view::LessonView/> }.into_any(),
-                Tab::Data => view! { <super::data_view::DataView/> }.into_any(),
-                Tab::Update => view! { <super::update_view::UpdateView/> }.into_any(),
-                Tab::Aggregate => view! { <super::aggregate_view::AggregateView/> }.into_any(),
-                Tab::Audits => view! { <super::audits_view::AuditsView/> }.into_any(),
-                Tab::Sizes => view! { <super::sizes_view::SizesView/> }.into_any(),
-                Tab::Schema => view! { <super::schema_view::SchemaView/> }.into_any(),
-                Tab::Export => view! { <super::export_view::ExportView/> }.into_any(),
-            }}
-        </section>
-    }
-}
-
-#[component]
-fn Header() -> impl IntoView {
-    let pg = use_pg();
-    let lessons = pg.lessons.get_value();
-    // The clock of the running script's elapsed time (ticks only while a script runs).
-    let tick = RwSignal::new(0.0);
-    let clock = StoredValue::new_local(None::<gloo::timers::callback::Interval>);
-    Effect::new(move |_| {
-        if pg.run_started.get().is_some() {
-            tick.set(now_ms());
-            clock.set_value(Some(gloo::timers::callback::Interval::new(100, move || tick.set(now_ms()))));
-        } else {
-            clock.set_value(None);
-        }
-    });
-    view! {
-        <header class="top">
-            <h1><span class="leaf" aria-hidden="true">"◆"</span>" Pattern Playground"</h1>
-            <label class="field">
-                <span>"Lesson"</span>
-                <select aria-label="Lesson" prop:value=move || pg.lesson.with(|l| l.as_ref().map(|l| l.id.clone()).unwrap_or_default())
-                    on:change=move |ev| pg.switch_lesson(&event_target_value(&ev))>
-                    {lessons.into_iter().map(|l| {
-                        let id = l.id.clone();
-                        view! { <option value=l.id.clone() selected=move || pg.lesson.with(|x| x.as_ref().is_some_and(|x| x.id == id))>{l.title.clone()}</option> }
-                    }).collect_view()}
-                </select>
-            </label>
-            <a href="lessons.html" class="all-lessons">"All lessons"</a>
-            <label class="field small">
-                <span>"Time limit (s)"</span>
-                <input type="number" min="0.5" max="600" step="0.5" aria-label="Script time limit in seconds"
-                    prop:value=move || (pg.time_limit_ms.get() as f64 / 1000.0).to_string()
-                    on:change=move |ev| {
-                        if let Ok(s) = event_target_value(&ev).parse::<f64>() {
-                            pg.time_limit_ms.set(((s * 1000.0) as u32).clamp(MIN_LIMIT_MS, MAX_LIMIT_MS));
-                        }
-                    }/>
-            </label>
-            <button type="button" class="secondary" on:click=move |_| pg.reset_lesson()>"Reset lesson"</button>
-            <span class="engine-status" role="status">{move || match pg.engine_state.get() {
-                EngineState::Starting => "Starting the engine…".to_string(),
-                EngineState::Ready => match (pg.busy.get(), pg.run_started.get()) {
-                    (true, Some(t0)) => format!("Running… {:.1} s", (tick.get() - t0).max(0.0) / 1000.0),
-                    (true, None) => "Running…".into(),
-                    _ => "Engine ready".into(),
-                },
-                EngineState::Broken(_) => "Engine failed".into(),
-            }}</span>
-            {move || pg.run_started.get().is_some().then(|| view! {
-                <button type="button" class="secondary" id="stop" title="Stop the running script"
-                    on:click=move |_| pg.stop()>"■ Stop"</button>
-            })}
-        </header>
-    }
-}
-
-#[component]
-fn NoticeBar() -> impl IntoView {
-    let pg = use_pg();
-    move || {
-        pg.notice.get().map(|n| {
-            view! {
-                <div class=if n.error { "notice error" } else { "notice" } role=if n.error { "alert" } else { "status" }>
-                    <span>{n.text}</span>
-                    {n.restore.map(|key| view! {
-                        <button type="button" class="secondary" id="restore-previous" on:click=move |_| pg.restore_backup(&key)>"Restore previous work"</button>
-                    })}
-                    <button type="button" class="link" aria-label="Dismiss the message" on:click=move |_| pg.notice.set(None)>"✕"</button>
-                </div>
+        // The one persistence effect: every change of the saved state goes to localStorage, at most
+        // once per 300 ms of quiet (typing in the editor changes the state on every key).
+        let pending = StoredValue::new_local(None::<gloo::timers::callback::Timeout>);
+        Effect::new(move |_| {
+            if !pg.loaded.get() {
+                return;
             }
-        })
+            pg.lesson.track();
+            pg.step.track();
+            pg.scripts.track();
+            pg.session.track();
+            pg.audits.track();
+            pg.time_limit_ms.track();
+            let save = gloo::timers::callback::Timeout::new(300, move || {
+                if let Some(Err(e)) = store().map(|st| st.save(&pg.saved_untracked())) {
+                    pg.error(format!("This browser's storage is full ({e}): the playground is not saved."));
+                }
+            });
+            // Replacing the pending timeout cancels it (a gloo Timeout clears itself on drop).
+            pending.set_value(Some(save));
+        });
+
+        // Audits are live: recount after every write and whenever the set changes.
+        Effect::new(move |_| {
+            let _ = pg.data_version.get();
+            let _ = pg.audits.with(|a| a.audits.len());
+            if !pg.loaded.get_untracked() && pg.data_version.get_untracked() == 0 {
+                return;
+            }
+            spawn_local(async move { pg.refresh_audits().await });
+        });
     }
 }
