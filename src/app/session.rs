@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::audits::AuditSet;
-use crate::protocol::WriteRecord;
+use crate::protocol::{IdSpec, WriteRecord};
 
 /// Where a group of writes came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,6 +25,54 @@ pub enum Origin {
 pub struct Entry {
     pub origin: Origin,
     pub writes: Vec<WriteRecord>,
+    /// Set when the action was a run of the lesson's own script of a step, as the lesson has it:
+    /// running it again with the same ObjectIds makes the same writes, so a share link carries
+    /// this instead of them ([`Session::shorten`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson_run: Option<LessonRun>,
+}
+
+/// A run of a lesson's own script ([`Entry::lesson_run`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LessonRun {
+    /// The step (0-based) whose script ran.
+    pub step: usize,
+    /// [`digest`] of the script's text when it ran: a lesson whose script changed since then is
+    /// not re-run in its place.
+    pub script: String,
+    /// How the run made its ObjectIds.
+    pub ids: IdSpec,
+    /// In a short share link only: the writes were left out; `count` of them, whose [`digest`]
+    /// is `writes` (the receiver checks that its run made the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left_out: Option<LeftOut>,
+}
+
+/// The writes a short link left out of an entry ([`LessonRun::left_out`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOut {
+    pub count: usize,
+    pub writes: String,
+}
+
+/// A short fingerprint of text or bytes (64-bit FNV-1a, hex): tells a changed lesson script, or
+/// writes that came out otherwise, from the recorded ones. Not a defence against anyone: what a
+/// link carries is checked on its own terms.
+pub fn digest(parts: &[&[u8]]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.iter().chain(&(p.len() as u64).to_le_bytes()) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// [`digest`] of writes: each one's collection and bytes (its text when it has none).
+pub fn writes_digest(writes: &[WriteRecord]) -> String {
+    let parts: Vec<&[u8]> = writes.iter().flat_map(|w| [w.collection.as_bytes(), w.bson.as_deref().unwrap_or(w.command.as_bytes())]).collect();
+    digest(&parts)
 }
 
 /// The ordered log of a playground session.
@@ -36,13 +84,61 @@ pub struct Session {
 impl Session {
     /// Records an action's writes (nothing if it wrote nothing).
     pub fn record(&mut self, origin: Origin, writes: Vec<WriteRecord>) {
+        self.record_run(origin, writes, None);
+    }
+
+    /// [`Session::record`] of a script's run, with what makes it again if it was the lesson's own.
+    pub fn record_run(&mut self, origin: Origin, writes: Vec<WriteRecord>, lesson_run: Option<LessonRun>) {
         if !writes.is_empty() {
-            self.entries.push(Entry { origin, writes });
+            self.entries.push(Entry { origin, writes, lesson_run });
         }
     }
 
+    /// The session as a short share link carries it: the writes of every run of a lesson's own
+    /// script (`scripts`: the lesson's, by step) left out when that script is still the one that
+    /// ran; the receiver runs it again ([`Session::left_out`]). Every other write stays.
+    pub fn shorten(&self, scripts: &[&str]) -> Session {
+        let entries = self
+            .entries
+            .iter()
+            .map(|e| match &e.lesson_run {
+                Some(run) if run.left_out.is_none() && scripts.get(run.step).is_some_and(|s| digest(&[s.as_bytes()]) == run.script) && matches!(e.origin, Origin::Script { .. }) => Entry {
+                    origin: e.origin.clone(),
+                    writes: Vec::new(),
+                    lesson_run: Some(LessonRun { left_out: Some(LeftOut { count: e.writes.len(), writes: writes_digest(&e.writes) }), ..run.clone() }),
+                },
+                _ => e.clone(),
+            })
+            .collect();
+        Session { entries }
+    }
+
+    /// How many writes the session made (those a short link left out included).
     pub fn write_count(&self) -> usize {
-        self.entries.iter().map(|e| e.writes.len()).sum()
+        self.entries.iter().map(|e| e.writes.len() + e.lesson_run.as_ref().and_then(|r| r.left_out.as_ref()).map_or(0, |l| l.count)).sum()
+    }
+
+    /// True if both hold the same work: entry by entry the same, where writes a short link left
+    /// out match the writes they stand for.
+    pub fn same_work(&self, other: &Session) -> bool {
+        fn short(e: &Entry) -> (Option<&LessonRun>, String, usize) {
+            match e.lesson_run.as_ref() {
+                Some(r) => match &r.left_out {
+                    Some(l) => (Some(r), l.writes.clone(), l.count),
+                    None => (Some(r), writes_digest(&e.writes), e.writes.len()),
+                },
+                None => (None, writes_digest(&e.writes), e.writes.len()),
+            }
+        }
+        let strip = |r: Option<&LessonRun>| r.map(|r| (r.step, r.script.clone(), r.ids.clone()));
+        self.entries.len() == other.entries.len()
+            && self.entries.iter().zip(&other.entries).all(|(a, b)| {
+                if a == b {
+                    return true;
+                }
+                let ((ra, da, na), (rb, db, nb)) = (short(a), short(b));
+                a.origin == b.origin && strip(ra) == strip(rb) && da == db && na == nb
+            })
     }
 
     /// Every write, in order.
@@ -58,6 +154,13 @@ impl Session {
     /// Checks that every write is one the playground records ([`RECORDED`]): a state from a
     /// link or storage carrying anything else is refused.
     pub fn check(&self) -> Result<(), String> {
+        for e in &self.entries {
+            if let Some(LessonRun { left_out: Some(_), step, .. }) = &e.lesson_run {
+                if !e.writes.is_empty() || !matches!(e.origin, Origin::Script { .. }) {
+                    return Err(format!("a run of step {} whose writes are both left out and there", step + 1));
+                }
+            }
+        }
         self.writes().try_for_each(|w| check_write(w).map(|_| ()))
     }
 
