@@ -152,11 +152,11 @@ test("a document with a field named $date keeps its string across a reload (the 
   await page.waitForFunction(() => window.ppReady === true);
   await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length > 0);
   assert.deepEqual(await dump(page), expected);
-  // The export builds that document key by key (EJSON.parse would read a Date): a headless run of
-  // it makes the same database.
+  // The export writes that document from its bytes, the field a field (not a Date): a headless run
+  // of it makes the same database.
   await page.getByRole("tab", { name: "Export & share" }).click();
   const script = await page.locator("#export-script").innerText();
-  assert.match(script, /Object\.fromEntries\(\[\["\$date", "2020-01-01T00:00:00Z"\]\]\)/);
+  assert.match(script, /insertMany\(\[\{ "_id": 1, "a": \{ "\$date": "2020-01-01T00:00:00Z" \} \}\]\);/);
   assert.doesNotMatch(script, /Note: a document below/);
   assert.deepEqual((await replayExport(script)).t.docs, expected.t);
   await context.close();
