@@ -152,7 +152,7 @@ test("a document with a field named $date keeps its string across a reload (the 
   await page.waitForFunction(() => window.ppReady === true);
   await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length > 0);
   assert.deepEqual(await dump(page), expected);
-  // The export writes that document from its bytes, the field a field (not a Date): a headless run
+  // The export writes that document from its bytes, its "$date" field a field (not a Date): a headless run
   // of it makes the same database.
   await page.getByRole("tab", { name: "Export & share" }).click();
   const script = await page.locator("#export-script").innerText();

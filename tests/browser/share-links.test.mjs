@@ -61,8 +61,9 @@ for (const lesson of ["subset", "computed"]) {
     }
     // An edited script: the link carries it, and its writes (it is not the lesson's).
     await page.locator("#script-editor .cm-content").click();
-    await page.keyboard.press("ControlOrMeta+End");
-    await page.keyboard.insertText('\ndb.notes.insertMany([{ n: 1 }, { n: 2 }]); print("my edit ran");');
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText('db.notes.insertMany([{ n: 1 }, { n: 2 }]); print("my edit ran");');
     await runStep(page);
     await page.waitForTimeout(700);
     const data = await dump(page);
@@ -73,7 +74,7 @@ for (const lesson of ["subset", "computed"]) {
     // The link of earlier versions: the saved state, every write in it (what the store keeps).
     const stored = await page.evaluate((id) => Object.entries(localStorage).find(([k]) => k.endsWith(`/lesson/${id}`))?.[1], lesson);
     const long = `${server.url}#s=${stored}`;
-    console.log(`# ${lesson} finished: share link ${long.length} characters with every write, ${short.length} now`);
+    console.log(`${lesson} finished: share link ${long.length} characters with every write, ${short.length} now`);
     assert.ok(short.length <= 4096, `${short.length}`);
     assert.ok(long.length > 4 * short.length, `${long.length} vs ${short.length}`);
     await context.close();
