@@ -241,7 +241,11 @@ test("import: JSON lines, CSV and a .bson dump land in their collections and sur
   assert.deepEqual(await dump(page), expected);
   await page.getByRole("tab", { name: "Export & share" }).click();
   assert.match(await page.locator("#export-script").innerText(), /imported the file "items\.bson" into test\.items: load it there with mongorestore/);
-  await page.locator(".imported-data").waitFor();
+  await page.locator(".imported-data", { hasText: "a link cannot carry" }).waitFor();
+  // No link (it cannot carry the files): the button offers the data export instead.
+  assert.equal(await page.locator("#share-link").count(), 0);
+  await page.locator("#export-data").click();
+  assert.equal(await page.getByRole("tab", { name: "Data" }).getAttribute("aria-selected"), "true");
   // Data export: the .bson dump gives back the imported file byte for byte; canonical JSON lines
   // imported again make the same documents.
   await page.getByRole("tab", { name: "Data" }).click();
