@@ -375,7 +375,15 @@ pub fn statement(w: &WriteRecord) -> Result<String, String> {
         }
         None => match bson::Bson::try_from(cmd.clone()) {
             Ok(bson::Bson::Document(d)) => d,
-            _ => return Err("a write whose text is not Extended JSON".into()),
+            // Text the Extended JSON reader refuses (`{ "$date": "x", "b": 1 }`): handed to
+            // `EJSON.parse` as it is, which reads it as the playground's engine did or refuses it.
+            _ => {
+                let mut plain = cmd.clone();
+                if let Some(o) = plain.as_object_mut() {
+                    o.remove("$db");
+                }
+                return Ok(format!("{}.runCommand({});", db_expr(write_db(&cmd)), ejson(&plain)));
+            }
         },
     };
     let db = doc.get_str("$db").unwrap_or(DEFAULT_DB).to_string();
@@ -633,6 +641,8 @@ mod tests {
         assert_eq!(statement(&unordered).unwrap(), r#"db.getCollection("o").insertMany([{ "_id": 1 }], { ordered: false });"#);
         let upd = w("o", json!({"update": "o", "updates": [{"q": {}, "u": {"$inc": {"n": {"$numberInt": "1"}}}, "multi": true}]}));
         assert_eq!(statement(&upd).unwrap(), r#"db.runCommand({ "update": "o", "updates": [{ "q": {}, "u": { "$inc": { "n": 1 } }, "multi": true }] });"#);
+        let odd = w("o", json!({"insert": "o", "documents": [{"a": {"$date": "x", "b": 1}}], "$db": "shop"}));
+        assert_eq!(statement(&odd).unwrap(), r#"db.getSiblingDB("shop").runCommand(EJSON.parse("{\"insert\":\"o\",\"documents\":[{\"a\":{\"$date\":\"x\",\"b\":1}}]}", { relaxed: false }));"#);
         let with_opts = w("o", json!({"insert": "o", "documents": [], "bypassDocumentValidation": true}));
         assert!(statement(&with_opts).unwrap().starts_with("db.runCommand({ \"insert\": \"o\""));
         let rename = w("o", json!({"renameCollection": "test.o", "to": "test.p\"", "dropTarget": true}));
