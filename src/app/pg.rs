@@ -446,15 +446,19 @@ impl Pg {
         if r.session != session {
             self.session.set(r.session);
         }
-        if !r.notes.is_empty() {
-            self.error(format!("The shared playground could not be rebuilt exactly: {}.", r.notes.join("; ")));
-        }
         let failed = r.failed;
+        let mut problems = Vec::new();
+        if !r.notes.is_empty() {
+            problems.push(format!("The shared playground could not be rebuilt exactly: {}.", r.notes.join("; ")));
+        }
         if !failed.is_empty() {
-            self.error(format!(
+            problems.push(format!(
                 "{} recorded write(s) failed on replay; the data may differ from the session (the export marks them).",
                 failed.len()
             ));
+        }
+        if !problems.is_empty() {
+            self.error(problems.join(" "));
         }
         self.replay_failed.set(failed);
         self.data_version.update(|v| *v += 1);

@@ -5,6 +5,7 @@
 // opens.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { serve } from "./server.mjs";
 import { DIST, launch, dump } from "./browser.mjs";
 
@@ -90,6 +91,20 @@ for (const lesson of ["subset", "computed"]) {
       await exportTab(other.page);
       assert.equal(await other.page.locator("#export-script").innerText(), script, name);
       assert.deepEqual(other.errors, [], name);
+      await other.context.close();
+    }
+    // A link whose run comes out otherwise than it says (here: a digest changed) opens with the
+    // run's data and says so.
+    if (lesson === "subset") {
+      const [base, text] = short.split("#s=");
+      const state = JSON.parse(inflateRawSync(Buffer.from(text, "base64url")).toString());
+      assert.equal(state.v, 4);
+      const run = state.session.entries[0].lesson_run;
+      assert.deepEqual([run.step, state.session.entries[0].writes], [0, []]);
+      run.left_out.writes = "0000000000000000";
+      const other = await open(`${base}#s=${deflateRawSync(Buffer.from(JSON.stringify(state))).toString("base64url")}`);
+      await other.page.locator(".notice.error", { hasText: "could not be rebuilt exactly: step 1 made other writes than in the shared playground" }).waitFor();
+      assert.deepEqual(await dump(other.page), data);
       await other.context.close();
     }
     assert.deepEqual(errors, []);
