@@ -45,7 +45,14 @@ use serde::{Deserialize, Deserializer, Serialize};
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Request {
     /// Run a mongosh script; `filename` names it in error stacks.
-    Run { id: u32, code: String, filename: String },
+    /// `ids`: an earlier run's [`IdSpec`], so that the run makes the same ObjectIds again.
+    Run {
+        id: u32,
+        code: String,
+        filename: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ids: Option<IdSpec>,
+    },
     /// Run one server command given as canonical Extended JSON.
     Command { id: u32, command: String },
     /// Run one server command given as BSON bytes (a logged write: replayed exactly); answered
@@ -250,6 +257,18 @@ pub struct RunReport {
     /// The run's reads, for the advisor (`{ filter, sort? }` as canonical Extended JSON text).
     #[serde(default)]
     pub queries: Vec<QueryRecord>,
+    /// How the run made its ObjectIds: given back to a later run, it makes the same ones.
+    #[serde(default)]
+    pub ids: Option<IdSpec>,
+}
+
+/// How a run made the ObjectIds it generated (www/runtime/bson.js `recordIds`): a seed for their
+/// random bytes and counter, and their seconds as runs of `[seconds, count]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct IdSpec {
+    pub seed: u64,
+    #[serde(default)]
+    pub times: Vec<(u32, u32)>,
 }
 
 /// One read a script made: its database, collection and `{ filter, sort? }`.
@@ -462,7 +481,7 @@ mod tests {
 
     #[test]
     fn requests_are_tagged_by_kind() {
-        let run = Request::Run { id: 3, code: "print(1)".into(), filename: "step-1.js".into() };
+        let run = Request::Run { id: 3, code: "print(1)".into(), filename: "step-1.js".into(), ids: None };
         assert_eq!(
             serde_json::to_value(&run).unwrap(),
             serde_json::json!({"kind": "run", "id": 3, "code": "print(1)", "filename": "step-1.js"})
@@ -550,7 +569,7 @@ mod tests {
 
     #[test]
     fn every_request_has_one_answer_kind_and_errors_are_answers() {
-        let run = Request::Run { id: 1, code: String::new(), filename: "a.js".into() };
+        let run = Request::Run { id: 1, code: String::new(), filename: "a.js".into(), ids: None };
         let report = RunReport { output: vec![OutputLine { stream: Stream::Out, text: "1".into() }], ..Default::default() };
         assert_eq!(run.answers(Response::Run { id: 1, report: report.clone() }), Ok(Answer::Run(report)));
         assert_eq!(run.answers(Response::Error { id: 1, error: "boom".into() }), Err("boom".into()));

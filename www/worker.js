@@ -11,8 +11,9 @@
 //   worker -> page, once loaded:  { kind: "ready" }
 //                  or if loading failed: { kind: "failed", error: "<message>" }
 //
-//   { id, kind: "run", code, filename }
-//     -> { id, kind: "run",
+//   { id, kind: "run", code, filename, ids? }          // ids: an earlier run's { seed, times }:
+//                                                       // its ObjectIds made again (bson.js recordIds)
+//     -> { id, kind: "run", ids: { seed, times },      // how this run's ObjectIds were made
 //          output: [{ stream: "out" | "err", text }],   // one entry per print/console call, as
 //                                                       // mongosh formats it (text may hold "\n")
 //          error: null | { name, message, code?, codeName?, line?, column?, stack? },
@@ -93,11 +94,11 @@
         case 'run': {
           let r;
           try {
-            r = await session.run(String(msg.code ?? ''), String(msg.filename || 'script.js'), { freshDb: true });
+            r = await session.run(String(msg.code ?? ''), String(msg.filename || 'script.js'), { freshDb: true, ids: msg.ids ?? null });
           } finally {
             endRun();
           }
-          reply({ id, kind, output: r.output, error: r.error, cost: r.cost, writes: r.writes, queries: r.queries });
+          reply({ id, kind, output: r.output, error: r.error, cost: r.cost, writes: r.writes, queries: r.queries, ids: r.ids });
           break;
         }
         case 'command':

@@ -1,5 +1,6 @@
 //! Export and share: the session as one mongosh script (copy, download), and a share link that
-//! carries the whole playground in its URL fragment.
+//! carries the playground in its URL fragment (the runs of the lesson's own scripts as what makes
+//! them again, not their writes: `state::share_text`).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -55,7 +56,9 @@ pub fn ExportView() -> impl IntoView {
                 Some(format!("{}{}{}", l.origin().ok()?, l.pathname().ok()?, l.search().ok()?))
             })
             .unwrap_or_default();
-        format!("{base}#{}{}", state::SHARE_PREFIX, state::encode(&pg.saved()))
+        let scripts: Vec<String> = pg.lesson.with(|l| l.as_ref().map(|l| l.steps.iter().map(|s| s.script.clone()).collect()).unwrap_or_default());
+        let scripts: Vec<&str> = scripts.iter().map(String::as_str).collect();
+        state::share_text(&pg.saved(), &scripts).map(|text| format!("{base}#{}{text}", state::SHARE_PREFIX))
     });
     let file = move || {
         let id = pg.lesson.with(|l| l.as_ref().map(|l| l.id.clone()).unwrap_or_else(|| "session".into()));
@@ -76,15 +79,23 @@ pub fn ExportView() -> impl IntoView {
             </section>
             <section aria-label="Share">
                 <h2>"Share"</h2>
-                <p class="muted">"The link carries the lesson, your scripts, audits and every write, compressed in its fragment (never sent to a server). Opening it rebuilds this playground."</p>
-                {move || pg.session.with(|s| s.has_imports()).then(|| view! {
-                    <p class="notice-inline imported-data">"This session holds imported files, which the link carries whole: it may be too long to share. Share your scripts without the data, or send the files along."</p>
-                })}
-                <label class="block" for="share-link">{move || format!("Share link ({} characters)", link.get().len())}</label>
-                <input id="share-link" type="text" readonly prop:value=move || link.get() on:focus=move |ev| {
-                    if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); }
-                }/>
-                <button type="button" class="secondary" on:click=move |_| { copy(&link.get_untracked()); pg.info("The share link is on the clipboard."); }>"Copy link"</button>
+                <p class="muted">"The link carries the lesson, your edited scripts and audits, and the writes made outside the lesson's own scripts, compressed in its fragment (never sent to a server). Opening it runs the lesson's scripts again and rebuilds this playground."</p>
+                {move || match link.get() {
+                    None => view! {
+                        <p class="notice-inline imported-data">"This session holds imported data, which a link cannot carry. Export the collections from the Data tab (Extended JSON or a .bson dump) and send them with the link of a session without them, or share the exported script."</p>
+                        <button type="button" class="secondary" id="export-data" on:click=move |_| pg.tab.set(super::pg::Tab::Data)>"Export the data"</button>
+                    }.into_any(),
+                    Some(url) => {
+                        let shown = url.clone();
+                        view! {
+                            <label class="block" for="share-link">{format!("Share link ({} characters)", url.len())}</label>
+                            <input id="share-link" type="text" readonly prop:value=shown on:focus=move |ev| {
+                                if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); }
+                            }/>
+                            <button type="button" class="secondary" on:click=move |_| { copy(&url); pg.info("The share link is on the clipboard."); }>"Copy link"</button>
+                        }.into_any()
+                    }
+                }}
             </section>
             <section aria-label="Backups" id="backups">
                 <h2>"Backups"</h2>

@@ -17,6 +17,7 @@ mod export_view;
 mod lesson_view;
 mod pg;
 mod schema_view;
+mod share;
 mod shell;
 mod sizes_view;
 mod update_view;

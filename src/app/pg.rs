@@ -298,6 +298,10 @@ impl Pg {
         let snapshot = engine.snapshot().await.ok();
         engine.set_checkpoint(snapshot.clone());
         let limit = self.time_limit_ms.get_untracked();
+        // The lesson's own script of a step, as the lesson has it: a share link runs it again
+        // instead of carrying its writes.
+        let lesson_step = self.lesson.with_untracked(|l| l.as_ref().and_then(|l| l.steps.iter().position(|s| s.script == code && s.title == title)));
+        let script_digest = session::digest(&[code.as_bytes()]);
         let filename = format!("{}.js", title.to_lowercase().replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
         let started = now_ms();
         self.run_started.set(Some(started));
@@ -317,7 +321,8 @@ impl Pg {
                 if let Some(c) = report.cost {
                     self.cost.set(Some((title.clone(), c)));
                 }
-                self.session.update(|s| s.record(Origin::Script { title }, report.writes));
+                let lesson_run = lesson_step.zip(report.ids).map(|(step, ids)| session::LessonRun { step, script: script_digest, ids, left_out: None });
+                self.session.update(|s| s.record_run(Origin::Script { title }, report.writes, lesson_run));
                 self.data_version.update(|v| *v += 1);
             }
             Err(e @ EngineError::Stopped { .. }) => {
@@ -412,21 +417,26 @@ impl Pg {
             self.engine_state.set(EngineState::Broken(e.to_string()));
             return false;
         }
-        let writes: Vec<WriteRecord> = self.session.with_untracked(|s| s.writes().cloned().collect());
-        let limit = self.time_limit_ms.get_untracked();
-        let mut failed = BTreeMap::new();
-        for (i, w) in writes.into_iter().enumerate() {
-            // A script's write replays as its exact bytes, an import imports its file again; the
-            // UI's own writes are their text.
-            if let Some(why) = engine.replay_write(w, limit).await {
-                failed.insert(i, why);
-            }
+        // A short link's runs of the lesson's scripts are run again (super::share).
+        let session = self.session.get_untracked();
+        let scripts: Vec<String> = self.lesson.with_untracked(|l| l.as_ref().map(|l| l.steps.iter().map(|s| s.script.clone()).collect()).unwrap_or_default());
+        let r = super::share::replay(&engine, &session, &scripts, self.time_limit_ms.get_untracked()).await;
+        if r.session != session {
+            self.session.set(r.session);
+        }
+        let failed = r.failed;
+        let mut problems = Vec::new();
+        if !r.notes.is_empty() {
+            problems.push(format!("The shared playground could not be rebuilt exactly: {}.", r.notes.join("; ")));
         }
         if !failed.is_empty() {
-            self.error(format!(
+            problems.push(format!(
                 "{} recorded write(s) failed on replay; the data may differ from the session (the export marks them).",
                 failed.len()
             ));
+        }
+        if !problems.is_empty() {
+            self.error(problems.join(" "));
         }
         self.replay_failed.set(failed);
         self.data_version.update(|v| *v += 1);

@@ -28,8 +28,10 @@ use super::session::Session;
 
 /// The marker that tells our state from anything else stored under the same key.
 pub const APP: &str = "pattern-playground";
-/// The current version of [`Saved`]. Version 3 added the writes' BSON bytes (`bson`, base64).
-pub const VERSION: u32 = 3;
+/// The current version of [`Saved`]. Version 3 added the writes' BSON bytes (`bson`, base64);
+/// version 4 the runs of a lesson's own scripts (`lesson_run`), whose writes a share link leaves
+/// out (an earlier playground refuses such a link rather than open it without them).
+pub const VERSION: u32 = 4;
 /// The one localStorage key of earlier versions (every deployment on the origin shared it).
 pub const LEGACY_KEY: &str = "pattern-playground/state";
 /// The URL fragment prefix of a share link.
@@ -106,7 +108,15 @@ impl std::fmt::Display for StateError {
 }
 
 /// Migrations: `MIGRATIONS[i]` turns version `i + 1` into version `i + 2`.
-const MIGRATIONS: [fn(Value) -> Value; 2] = [v1_to_v2, v2_to_v3];
+const MIGRATIONS: [fn(Value) -> Value; 3] = [v1_to_v2, v2_to_v3, v3_to_v4];
+
+/// Version 4 reads version 3 as it is (no run is known to be a lesson's own).
+fn v3_to_v4(mut v: Value) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        o.insert("v".into(), Value::from(4));
+    }
+    v
+}
 
 /// Version 2 had the writes' text only; version 3 reads that as it is (a write without bytes
 /// replays its text).
@@ -179,6 +189,18 @@ pub fn encode(s: &Saved) -> String {
     URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9))
 }
 
+/// The text of a share link: [`encode`] of the state with its session shortened
+/// ([`Session::shorten`]: the runs of the lesson's own scripts, `scripts` by step, carried as
+/// what makes them again instead of their writes). `None` when the session holds imported
+/// files, which a link cannot carry (the Data tab exports them).
+pub fn share_text(s: &Saved, scripts: &[&str]) -> Option<String> {
+    if s.session.has_imports() {
+        return None;
+    }
+    let short = Saved { session: s.session.shorten(scripts), ..s.clone() };
+    Some(encode(&short))
+}
+
 /// Reads [`encode`]'s text.
 pub fn decode(text: &str) -> Result<Saved, StateError> {
     let bytes = URL_SAFE_NO_PAD
@@ -213,7 +235,7 @@ pub fn has_work(s: &Saved) -> bool {
 
 /// True if two states hold the same work (the open step and the time limit aside).
 pub fn same_work(a: &Saved, b: &Saved) -> bool {
-    a.lesson == b.lesson && a.scripts == b.scripts && a.session == b.session && a.audits == b.audits
+    a.lesson == b.lesson && a.scripts == b.scripts && a.session.same_work(&b.session) && a.audits == b.audits
 }
 
 /// A string key-value store: localStorage in the browser, a map in the tests.
@@ -660,6 +682,109 @@ mod tests {
         );
         let e = decode(&encode(&s)).unwrap_err();
         assert!(matches!(&e, StateError::Foreign(m) if m.contains("createUser")), "{e:?}");
+    }
+
+    /// A finished lesson session as the playground records it: each step's own script run once
+    /// (`writes` of it each), then an edit made in the Data tab.
+    fn finished(lesson: &str, scripts: &[&str], writes: impl Fn(usize) -> Vec<WriteRecord>) -> Saved {
+        let mut s = Saved::new(lesson);
+        s.step = scripts.len() - 1;
+        for (i, code) in scripts.iter().enumerate() {
+            let run = crate::app::session::LessonRun {
+                step: i,
+                script: crate::app::session::digest(&[code.as_bytes()]),
+                ids: crate::protocol::IdSpec { seed: 1 << 52 | i as u64, times: vec![(1_764_633_600, 3000)] },
+                left_out: None,
+            };
+            s.session.record_run(Origin::Script { title: format!("Step {i}") }, writes(i), Some(run));
+        }
+        s.session.record(Origin::Ui { action: "Edit document".into() }, vec![WriteRecord::text("films", r#"{"update":"films","updates":[{"q":{"_id":"F-1001"},"u":{"$set":{"year":{"$numberInt":"2024"}}}}]}"#)]);
+        s.scripts.insert(2, "print('my own step 3')".into());
+        s
+    }
+
+    /// An insert of `n` comments with ObjectIds (their bytes differ, as generated ones do).
+    fn comments(n: usize) -> WriteRecord {
+        let docs: Vec<bson::Document> = (0..n)
+            .map(|i| {
+                let mut id = [0u8; 12];
+                id[..8].copy_from_slice(&(i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes());
+                bson::doc! { "_id": bson::oid::ObjectId::from_bytes(id), "filmId": "F-1001", "author": format!("viewer{}", i * 7 % 1200), "stars": (i % 5) as i32 + 1, "text": "moody slow gorgeous clever loud tender odd brilliant", "at": bson::DateTime::from_millis(1_704_067_200_000 + i as i64 * 7_200_000) }
+            })
+            .collect();
+        let cmd = bson::doc! { "insert": "comments", "documents": docs };
+        WriteRecord { collection: "comments".into(), command: bson::Bson::Document(cmd.clone()).into_canonical_extjson().to_string(), bson: Some(cmd.to_vec().unwrap()), inexact: false }
+    }
+
+    #[test]
+    fn a_share_link_leaves_out_the_writes_of_the_lessons_own_scripts() {
+        let scripts = ["db.comments.insertMany(...)", "db.films.insertOne(...)", "print(1)", "db.films.updateOne(...)", "db.films.updateMany(...)"];
+        let saved = finished("subset", &scripts, |i| if i < 2 { vec![comments(3000)] } else { vec![comments(1)] });
+        let long = encode(&saved);
+        let short = share_text(&saved, &scripts).unwrap();
+        println!("share link: {} characters with every write, {} without the lesson's own runs", long.len(), short.len());
+        assert!(long.len() > 100_000, "{}", long.len());
+        assert!(short.len() <= 4096, "{}", short.len());
+        // What it carries: the lesson, the step, the edited script, the UI's write, and for each
+        // run what makes it again (the step, its ObjectIds, what its writes must come out as).
+        let opened = decode(&short).unwrap();
+        assert_eq!((opened.lesson.as_str(), opened.step, &opened.scripts), ("subset", 4, &saved.scripts));
+        assert_eq!(opened.session.entries.len(), 6);
+        for (i, e) in opened.session.entries[..5].iter().enumerate() {
+            assert!(e.writes.is_empty());
+            let run = e.lesson_run.as_ref().unwrap();
+            assert_eq!((run.step, run.ids.seed), (i, 1 << 52 | i as u64));
+            let left = run.left_out.as_ref().unwrap();
+            assert_eq!((left.count, left.writes.as_str()), (1, crate::app::session::writes_digest(&saved.session.entries[i].writes).as_str()));
+        }
+        assert_eq!(opened.session.entries[5], saved.session.entries[5]);
+        // The same work as the session it came from: opening it over that work asks nothing.
+        assert_eq!(opened.session.write_count(), saved.session.write_count());
+        assert!(same_work(&opened, &saved) && same_work(&saved, &opened));
+        assert_eq!(link_choice(&opened, &Slot::Saved(saved.clone())), LinkChoice::Open);
+        let mut other = saved.clone();
+        other.session.entries[1].writes = vec![comments(2999)];
+        assert!(!same_work(&opened, &other));
+        assert_eq!(link_choice(&opened, &Slot::Saved(other)), LinkChoice::Ask);
+        // A lesson whose script changed since the run: that run's writes stay in the link.
+        let mut changed = scripts;
+        changed[0] = "db.comments.insertMany(/* another version */)";
+        let kept = decode(&share_text(&saved, &changed).unwrap()).unwrap();
+        assert_eq!(kept.session.entries[0], saved.session.entries[0]);
+        assert!(kept.session.entries[1].writes.is_empty());
+        // Imported data: no link (the Data tab exports it).
+        let mut imported = saved.clone();
+        imported.session.record(Origin::Ui { action: "Import".into() }, vec![WriteRecord::import("test", "c", "c.json", &serde_json::json!({}), b"{}".to_vec())]);
+        assert_eq!(share_text(&imported, &scripts), None);
+    }
+
+    #[test]
+    fn a_link_cannot_leave_out_writes_it_also_carries_or_that_no_lesson_script_made() {
+        let scripts = ["db.c.insertOne({})"];
+        let saved = finished("subset", &scripts, |_| vec![comments(1)]);
+        let short = decode(&share_text(&saved, &scripts).unwrap()).unwrap();
+        let mut both = short.clone();
+        both.session.entries[0].writes = vec![comments(1)];
+        let e = decode(&encode(&both)).unwrap_err();
+        assert!(matches!(&e, StateError::Foreign(m) if m.contains("both left out and there")), "{e:?}");
+        let mut ui = short.clone();
+        ui.session.entries[0].origin = Origin::Ui { action: "Edit".into() };
+        assert!(decode(&encode(&ui)).is_err());
+        // The writes a link does carry are checked as ever.
+        let mut hostile = short;
+        hostile.session.record(Origin::Ui { action: "x".into() }, vec![WriteRecord::text("admin", r#"{"createUser":"evil","pwd":"x","roles":["root"]}"#)]);
+        assert!(matches!(decode(&encode(&hostile)), Err(StateError::Foreign(m)) if m.contains("createUser")));
+    }
+
+    #[test]
+    fn a_version_3_link_opens_with_every_write() {
+        let v3 = r#"{"app":"pattern-playground","v":3,"lesson":"subset","step":1,"scripts":{},"audits":[],"time_limit_ms":10000,
+            "session":{"entries":[{"origin":{"by":"script","title":"Seed"},"writes":[{"collection":"c","command":"{\"insert\":\"c\",\"documents\":[{\"_id\":{\"$numberInt\":\"1\"}}]}","bson":"NAAAAAJpbnNlcnQAAgAAAGMABGRvY3VtZW50cwAWAAAAAzAADgAAABBfaWQAAQAAAAAAAA=="}]}]}}"#;
+        let s = from_json(v3).unwrap();
+        assert_eq!(s.v, VERSION);
+        assert_eq!(s.session.write_count(), 1);
+        assert_eq!(s.session.entries[0].lesson_run, None);
+        assert!(s.session.entries[0].writes[0].bson.is_some());
     }
 
     #[test]

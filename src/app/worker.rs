@@ -24,7 +24,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::MessageEvent;
 
-use crate::protocol::{Answer, Envelope, ImportReport, Request, Response, RunReport, WriteRecord};
+use crate::protocol::{Answer, Envelope, IdSpec, ImportReport, Request, Response, RunReport, WriteRecord};
 
 /// Deadline of the requests that only move the database around (snapshot, restore, reset).
 pub const HOUSEKEEPING_LIMIT_MS: u32 = 60_000;
@@ -415,7 +415,12 @@ impl Engine {
 
     /// Runs a mongosh script, at most `limit_ms`.
     pub async fn run(&self, code: String, filename: String, limit_ms: u32) -> Result<RunReport, EngineError> {
-        match self.call(&mut Request::Run { id: 0, code, filename }, limit_ms).await? {
+        self.run_with_ids(code, filename, limit_ms, None).await
+    }
+
+    /// [`Engine::run`], making the ObjectIds of an earlier run (its report's `ids`) again.
+    pub async fn run_with_ids(&self, code: String, filename: String, limit_ms: u32, ids: Option<IdSpec>) -> Result<RunReport, EngineError> {
+        match self.call(&mut Request::Run { id: 0, code, filename, ids }, limit_ms).await? {
             Answer::Run(r) => Ok(r),
             other => Err(EngineError::Broken(format!("not a run's answer: {other:?}"))),
         }

@@ -249,3 +249,33 @@ test('worker: the output pane shows exactly what `make script` prints', async ()
   assert.equal(node.error, null);
   assert.equal(pane.join('\n'), node.text);
 });
+
+test('worker: a run reports how it made its ObjectIds, and given that it makes the same ones again', async () => {
+  const code = [
+    'db.o.insertMany(Array.from({ length: 300 }, (_, i) => ({ i })));',
+    'db.o.insertOne({ i: 300, ref: new ObjectId(), at: ObjectId.createFromTime(86400) });',
+    'print(db.o.countDocuments())',
+  ].join('\n');
+  const find = async () => JSON.parse((await call({ kind: 'command', command: '{"find":"o","sort":{"i":1},"batchSize":1000}' })).reply).cursor.firstBatch;
+  await call({ kind: 'reset' });
+  const first = await call({ kind: 'run', code, filename: 'ids.js' });
+  assert.equal(first.error, null);
+  assert.ok(Number.isSafeInteger(first.ids.seed), JSON.stringify(first.ids));
+  // One ObjectId per inserted document and one for `ref`; the explicit time is not the clock's.
+  assert.equal(first.ids.times.reduce((n, [, count]) => n + count, 0), 302);
+  const docs = await find();
+  assert.equal(docs.length, 301);
+  assert.equal(new Set(docs.map((d) => d._id.$oid)).size, 301);
+  assert.equal(docs[300].at.$oid.slice(0, 8), '00015180');
+  // Again, on an empty database, later, with the reported ids: the very same documents.
+  await new Promise((r) => setTimeout(r, 1100));
+  await call({ kind: 'reset' });
+  const again = await call({ kind: 'run', code, filename: 'ids.js', ids: first.ids });
+  assert.deepEqual(again.ids, first.ids);
+  assert.deepEqual(await find(), docs);
+  // A new run without them: other ObjectIds.
+  await call({ kind: 'reset' });
+  const other = await call({ kind: 'run', code, filename: 'ids.js' });
+  assert.notEqual(other.ids.seed, first.ids.seed);
+  assert.notDeepEqual((await find()).map((d) => d._id), docs.map((d) => d._id));
+});

@@ -35,6 +35,67 @@ export function bsonType(value) {
   return value !== null && typeof value === 'object' && typeof value._bsontype === 'string' ? value._bsontype : undefined;
 }
 
+// ---- ObjectIds a run can make again ---------------------------------------------------------
+
+/** While a run is recorded (`recordIds`), the ObjectIds a script makes without a time come from
+ * a seeded generator: the 5 random bytes and the counter's start from `seed`, the seconds from the
+ * clock, kept as runs of `[seconds, count]`. Given the same `{ seed, times }`, a run making the
+ * same ObjectIds in the same order gets the same ones (a share link re-runs a lesson's own
+ * scripts instead of carrying their writes); past the recorded times the clock is read again. */
+let idSource = null;
+const realGenerate = BSON.ObjectId.generate;
+BSON.ObjectId.generate = function generate(time) {
+  if (idSource === null) return realGenerate.call(this, time);
+  const src = idSource;
+  let secs = time;
+  if (typeof secs !== 'number') {
+    const given = src.given[src.at];
+    secs = given ? given[0] : Math.floor(Date.now() / 1000);
+    if (given && ++src.used === given[1]) {
+      src.at++;
+      src.used = 0;
+    }
+    const last = src.times[src.times.length - 1];
+    if (last && last[0] === secs) last[1]++;
+    else src.times.push([secs, 1]);
+  }
+  src.counter = (src.counter + 1) % 0x1000000;
+  const b = new Uint8Array(12);
+  new DataView(b.buffer).setUint32(0, secs >>> 0, false);
+  b.set(src.process, 4);
+  b[9] = (src.counter >> 16) & 0xff;
+  b[10] = (src.counter >> 8) & 0xff;
+  b[11] = src.counter & 0xff;
+  return b;
+};
+
+/** Starts recording the run's ObjectIds; `spec` (`{ seed, times }`) makes the ones of an earlier
+ * run again, none starts a new seed. */
+export function recordIds(spec) {
+  const seed = Number.isSafeInteger(spec?.seed) && spec.seed >= 0 ? spec.seed : Math.floor(Math.random() * 2 ** 53);
+  const given = Array.isArray(spec?.times) ? spec.times.filter((t) => Array.isArray(t) && t[1] > 0).map((t) => [Number(t[0]) >>> 0, Number(t[1])]) : [];
+  // splitmix32 over the seed's two halves: the process bytes, then the counter's start.
+  let h = (seed % 2 ** 32) ^ Math.imul(Math.floor(seed / 2 ** 32), 0x9e3779b9);
+  const next = () => {
+    h = (h + 0x9e3779b9) | 0;
+    let z = h;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  const a = next();
+  const b = next();
+  const process = new Uint8Array([a & 0xff, (a >>> 8) & 0xff, (a >>> 16) & 0xff, a >>> 24, b & 0xff]);
+  idSource = { seed, given, at: 0, used: 0, times: [], process, counter: next() % 0x1000000 };
+}
+
+/** Stops recording; `{ seed, times }` of the run (null when none was recorded). */
+export function endIds() {
+  const src = idSource;
+  idSource = null;
+  return src && { seed: src.seed, times: src.times };
+}
+
 // ---- printable forms (mongosh's shell-bson makePrintableBson) --------------------------------
 
 function classless(cls) {

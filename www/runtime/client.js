@@ -136,7 +136,8 @@ export class Client {
   writesEJSON() {
     const out = [];
     for (const { name, collection, bytes, errors } of this.writes) {
-      let cmd = BSON.deserialize(bytes, { promoteLongs: false, promoteValues: false, promoteBuffers: false });
+      // bsonRegExp: a regex keeps its BSON options (x, l, u), which a JavaScript RegExp cannot hold.
+      let cmd = BSON.deserialize(bytes, { promoteLongs: false, promoteValues: false, promoteBuffers: false, bsonRegExp: true });
       let bson = bytes.slice();
       const key = STATEMENTS[name];
       if (key && errors.length > 0) {

@@ -9,7 +9,7 @@
 // `engine` is the wasm-bindgen Engine (command(bytes) -> bytes, lastCost()). Scripts run as
 // written for mongosh 2.x: every shell method is synchronous (the engine is in memory), and each
 // run is its own top-level scope (an async function, so top-level `await` works too).
-import { BSON, shellBson, makePrintableBson, bsonsize, toBytes } from './bson.js';
+import { BSON, shellBson, makePrintableBson, bsonsize, toBytes, recordIds, endIds } from './bson.js';
 import { formatPrint, addCustomInspect, shellApiType, asPrintable, inspect } from './format.js';
 import { Client } from './client.js';
 import { Database, assertDbName } from './database.js';
@@ -182,8 +182,18 @@ class Session {
    * the write log (converting it to EJSON costs time the Node runner need not spend).
    * `freshDb: true` points the global `db` at "test" first, as a new mongosh starts (the site:
    * every Run is a script of its own); without it a `db = db.getSiblingDB(...)` of an earlier
-   * file holds, as in one mongosh given several files. */
-  async run(code, filename = 'script.js', { writes = true, freshDb = false } = {}) {
+   * file holds, as in one mongosh given several files. `ids` (`null`, or an earlier run's
+   * `{ seed, times }`) records the ObjectIds the run makes, reported as `ids` (see recordIds). */
+  async run(code, filename = 'script.js', { writes = true, freshDb = false, ids = undefined } = {}) {
+    if (ids !== undefined) {
+      recordIds(ids);
+      try {
+        const report = await this.run(code, filename, { writes, freshDb });
+        return { ...report, ids: endIds() };
+      } finally {
+        endIds();
+      }
+    }
     this.output = [];
     this.client.resetRun();
     if (freshDb && this.global) this.global.db = this.db;
