@@ -168,7 +168,8 @@ pub fn mount(el: &web_sys::HtmlElement) -> bool {
         body.set_class_name("embed");
     }
     let el = el.clone();
-    spawn_local(async move {
+    // Not leptos's spawn_local: its executor starts with the first mount, which comes after this.
+    wasm_bindgen_futures::spawn_local(async move {
         let index = catalog::index();
         let known: Vec<&str> = index.iter().map(|e| e.id.as_str()).collect();
         // The route's lesson: the page's own, or fetched (only a lesson the site has).
