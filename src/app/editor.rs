@@ -1,7 +1,8 @@
 //! The code editor: CodeMirror 6 from `www/editor/editor.js` (bundled by esbuild into
 //! `editor.js`, which sets `globalThis.ppEditor`). This is the one file that declares its
-//! JavaScript functions. The bundle loads once the page is interactive ([`page_ready`]); until
-//! then, or when it is missing, a plain textarea stands in.
+//! JavaScript functions. The bundle loads once the page is interactive and an editor is on screen
+//! or the learner interacts ([`page_ready`]); until then, or when it is missing, a plain textarea
+//! stands in.
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -29,8 +30,11 @@ fn codemirror_loaded() -> bool {
 const CODEMIRROR_LOADED: &str = "pp-editor-loaded";
 
 /// Marks the page interactive (`window.ppReady = true`, the `pp-ready` event: www/register-sw.js
-/// registers the service worker then), then loads CodeMirror: it is not on the first load's
-/// critical path. Until it arrives, editors are plain textareas.
+/// registers the service worker then), then loads CodeMirror when it is needed: at once when an
+/// editor is on screen (the playground on a wide screen, a widget), else on the learner's first
+/// scroll, touch, key or pointer movement. It is not on the first load's critical path, and a
+/// phone reading the lesson's text (the editor below it) does not pay for it before that. Until
+/// it arrives, editors are plain textareas.
 pub fn page_ready() {
     let Some(window) = web_sys::window() else { return };
     let _ = js_sys::Reflect::set(&window, &JsValue::from_str("ppReady"), &JsValue::TRUE);
@@ -40,7 +44,32 @@ pub fn page_ready() {
     if codemirror_loaded() {
         return;
     }
-    let Some(doc) = window.document() else { return };
+    if editor_on_screen(&window) {
+        load_codemirror();
+        return;
+    }
+    for event in ["scroll", "wheel", "touchstart", "pointerdown", "pointermove", "keydown", "focusin"] {
+        let options = gloo::events::EventListenerOptions { phase: gloo::events::EventListenerPhase::Capture, passive: true };
+        gloo::events::EventListener::once_with_options(&window, event, options, |_| load_codemirror()).forget();
+    }
+}
+
+/// True when the script's editor (`#script-editor`, the textarea standing in for CodeMirror) is
+/// in the viewport.
+fn editor_on_screen(window: &web_sys::Window) -> bool {
+    let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    let Some(el) = window.document().and_then(|d| d.get_element_by_id("script-editor")) else { return false };
+    let r = el.get_bounding_client_rect();
+    r.height() > 0.0 && r.top() < height && r.bottom() > 0.0
+}
+
+/// Adds `editor.js` to the page, once; the `pp-editor-loaded` event follows its load.
+fn load_codemirror() {
+    thread_local! { static STARTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) }; }
+    if STARTED.with(|s| s.replace(true)) || codemirror_loaded() {
+        return;
+    }
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
     let Ok(script) = doc.create_element("script") else { return };
     let _ = script.set_attribute("src", "editor.js");
     let onload = Closure::<dyn FnMut()>::new(move || {

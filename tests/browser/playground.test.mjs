@@ -49,6 +49,9 @@ async function open(url = server.url, { width = 1280, height = 900 } = {}) {
 const tab = (page, name) => page.getByRole("tab", { name }).click();
 
 async function setScript(page, text) {
+  // On a narrow screen the editor is below the lesson: CodeMirror loads once the learner scrolls.
+  // (The editor element is replaced when CodeMirror takes over: scroll it from the page.)
+  await page.evaluate(() => document.getElementById("script-editor")?.scrollIntoView({ block: "nearest" }));
   await page.locator("#script-editor .cm-content").click();
   await page.keyboard.press("ControlOrMeta+a");
   await page.keyboard.press("Delete");
@@ -108,6 +111,8 @@ test("opens the first lesson and runs a step; reports time to interactive and do
 
 test("the lesson is usable at 390 px wide and the editor runs with Ctrl+Enter", async () => {
   const { context, page } = await open(server.url, { width: 390, height: 844 });
+  // The editor is below the lesson's text: CodeMirror is not fetched until the learner scrolls.
+  assert.equal(await page.evaluate(() => [...document.scripts].some((s) => /editor\.js$/.test(s.src))), false);
   await setScript(page, 'print("hello from " + "ctrl-enter")');
   await page.keyboard.press("Control+Enter");
   await page.locator("pre.output .line", { hasText: "hello from ctrl-enter" }).waitFor();
