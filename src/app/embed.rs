@@ -36,10 +36,11 @@ use super::catalog;
 use super::editor::CodeEditor;
 use super::lesson::Lesson;
 use super::lesson_view::{uncaught, ScriptOutput};
+use super::run_pane::{now_ms, RunPane};
 use super::session::Origin;
 use super::state::{self, Saved};
 use super::worker::Engine;
-use crate::protocol::{OutputLine, RunError, Stream, WriteRecord};
+use crate::protocol::WriteRecord;
 
 /// The fragment that selects embed mode.
 pub const ROUTE: &str = "#/embed";
@@ -204,9 +205,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
     let status = RwSignal::new(if engine.with_value(Option::is_some) { Status::Starting } else { Status::Broken("the engine worker could not be created".into()) });
     let script = RwSignal::new(plan.script.clone());
     let first_script = plan.script.clone();
-    let output = RwSignal::new(Vec::<OutputLine>::new());
-    let run_error = RwSignal::new(None::<RunError>);
-    let last_run = RwSignal::new(None::<super::pg::RunSummary>);
+    let pane = RunPane::new();
     let notes = RwSignal::new(Vec::<String>::new());
     let base = StoredValue::new(None::<Vec<u8>>);
     let setup_writes = RwSignal::new(Vec::<(String, Vec<WriteRecord>)>::new());
@@ -252,9 +251,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
         }
         let Some(engine) = engine.get_value() else { return };
         status.set(Status::Running);
-        output.set(Vec::new());
-        run_error.set(None);
-        last_run.set(None);
+        pane.clear();
         let code = script.get_untracked();
         spawn_local(async move {
             // Every run starts from the prepared data.
@@ -263,19 +260,17 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
                 None => engine.reset().await,
             };
             if let Err(e) = restored {
-                output.set(vec![OutputLine { stream: Stream::Err, text: format!("The data could not be reset: {e}") }]);
+                pane.failed(format!("The data could not be reset: {e}"));
                 status.set(Status::Ready);
                 return;
             }
             let filename = "script.js".to_string();
-            let started = super::pg::now_ms();
+            let started = now_ms();
             match engine.run(code, filename, TIME_LIMIT_MS).await {
                 Ok(report) => {
-                    output.set(report.output);
-                    run_error.set(report.error);
-                    last_run.set(Some(super::pg::RunSummary { elapsed_ms: super::pg::now_ms() - started, writes: report.writes.len() }));
+                    pane.finished(report.output, report.error, report.writes.len(), started);
                 }
-                Err(e) => output.set(vec![OutputLine { stream: Stream::Err, text: e.to_string() }]),
+                Err(e) => pane.failed(e.to_string()),
             }
             status.set(Status::Ready);
         });
@@ -299,7 +294,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
             <CodeEditor text=Signal::derive(move || script.get()) label="Script" id="script-editor"
                 on_change=Callback::new(move |s: String| script.set(s))
                 on_run=Callback::new(move |_| run())
-                error_line=Signal::derive(move || run_error.get().and_then(|e| e.line))/>
+                error_line=Signal::derive(move || pane.error.get().and_then(|e| e.line))/>
             <div class="toolbar">
                 <button type="button" class="primary" id="run" on:click=move |_| run()
                     disabled=move || status.get() != Status::Ready title="Run the script (Ctrl+Enter or Cmd+Enter)">
@@ -321,7 +316,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
                 <ul class="pp-embed-notes">{n.iter().map(|t| view! { <li>{t.clone()}</li> }).collect_view()}</ul>
             }))}
             <pre class="output" role="log" aria-live="polite" aria-label="Output" tabindex="0">
-                <ScriptOutput output=output error=run_error summary=last_run/>
+                <ScriptOutput pane=pane/>
             </pre>
         </div>
     }
@@ -401,6 +396,7 @@ fn install_hooks(engine: Engine) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::RunError;
 
     fn route(lesson: Option<(&str, usize)>, script: Option<&str>) -> Route {
         Route { lesson: lesson.map(|(l, s)| (l.to_string(), s)), script: script.map(str::to_string) }

@@ -4,8 +4,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::editor::CodeEditor;
-use super::pg::{use_pg, RunSummary, Tab};
-use crate::protocol::{OutputLine, RunError, Stream};
+use super::pg::{use_pg, Tab};
+use super::run_pane::{RunPane, RunSummary};
+use crate::protocol::{RunError, Stream};
 
 #[component]
 pub fn LessonView() -> impl IntoView {
@@ -83,12 +84,12 @@ pub fn LessonView() -> impl IntoView {
                         <CodeEditor text=script label=format!("Script of step {}", i + 1) id="script-editor"
                             on_change=Callback::new(move |s: String| pg.set_script(i, s))
                             on_run=Callback::new(move |_| run())
-                            error_line=Signal::derive(move || pg.run_error.get().and_then(|e| e.line))/>
+                            error_line=Signal::derive(move || pg.pane.error.get().and_then(|e| e.line))/>
                     }
                 }}
                 <h3 class="sr-only" id="output-heading">"Output"</h3>
                 <pre class="output" role="log" aria-live="polite" aria-labelledby="output-heading" tabindex="0">
-                    <ScriptOutput output=pg.output error=pg.run_error summary=pg.last_run/>
+                    <ScriptOutput pane=pg.pane/>
                 </pre>
                 <p class="after-run">
                     {move || pg.session.with(|s| format!("{} write(s) recorded in this session.", s.write_count()))}
@@ -101,19 +102,15 @@ pub fn LessonView() -> impl IntoView {
 }
 
 /// A script's output in mongosh's format, then the error that stopped it (the contents of the
-/// output pane; embed mode shows the same). A run that printed nothing says so, with its time and
-/// writes (`summary`), rather than looking as if it never ran.
+/// output pane, [`RunPane`]; embed mode shows the same). A run that printed nothing says so, with
+/// its time and writes, rather than looking as if it never ran.
 #[component]
-pub fn ScriptOutput(
-    #[prop(into)] output: Signal<Vec<OutputLine>>,
-    #[prop(into)] error: Signal<Option<RunError>>,
-    #[prop(optional, into)] summary: Option<Signal<Option<RunSummary>>>,
-) -> impl IntoView {
+pub fn ScriptOutput(pane: RunPane) -> impl IntoView {
     move || {
-        let lines = output.get();
-        let err = error.get();
+        let lines = pane.output.get();
+        let err = pane.error.get();
         if lines.is_empty() && err.is_none() {
-            if let Some(s) = summary.and_then(|s| s.get()) {
+            if let Some(s) = pane.summary.get() {
                 return view! { <span class="muted run-summary">{silent_run(&s)}</span> }.into_any();
             }
             return view! { <span class="muted">"Run the script to see its output here."</span> }.into_any();

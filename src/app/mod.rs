@@ -16,6 +16,7 @@ mod embed;
 mod export_view;
 mod lesson_view;
 mod pg;
+mod run_pane;
 mod schema_view;
 mod share;
 mod shell;

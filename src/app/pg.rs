@@ -14,8 +14,9 @@ use super::catalog;
 use super::lesson::Lesson;
 use super::session::{self, Origin, Session};
 use super::state::{self, Kv, LinkChoice, Saved, Slot, Store};
+use super::run_pane::{now_ms, RunPane};
 use super::worker::{Engine, EngineError};
-use crate::protocol::{Cost, ImportReport, OutputLine, QueryRecord, RunError, Stream, WriteRecord};
+use crate::protocol::{Cost, ImportReport, QueryRecord, WriteRecord};
 
 /// Which tool of the workspace is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,8 +88,8 @@ pub struct Pg {
     pub step: RwSignal<usize>,
     /// Scripts the learner edited, by step.
     pub scripts: RwSignal<BTreeMap<usize, String>>,
-    pub output: RwSignal<Vec<OutputLine>>,
-    pub run_error: RwSignal<Option<RunError>>,
+    /// The output pane (a run's lines, its error and summary).
+    pub pane: RunPane,
     pub session: RwSignal<Session>,
     pub audits: RwSignal<AuditSet>,
     pub audit_counts: RwSignal<HashMap<String, Result<i64, String>>>,
@@ -101,9 +102,6 @@ pub struct Pg {
     pub time_limit_ms: RwSignal<u32>,
     /// When the running script started (`performance.now()`), for the elapsed time and Stop.
     pub run_started: RwSignal<Option<f64>>,
-    /// The last run that finished: how long it took and how many writes it made (the output pane
-    /// says so when the script printed nothing).
-    pub last_run: RwSignal<Option<RunSummary>>,
     pub tab: RwSignal<Tab>,
     /// True once the saved state was replayed: persistence starts then.
     pub loaded: RwSignal<bool>,
@@ -131,13 +129,6 @@ pub struct UpdateDraft {
     pub multi: bool,
 }
 
-/// What a finished run did, besides its output.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunSummary {
-    pub elapsed_ms: f64,
-    pub writes: usize,
-}
-
 pub fn use_pg() -> Pg {
     expect_context::<Pg>()
 }
@@ -151,8 +142,7 @@ impl Pg {
             lesson: RwSignal::new(None),
             step: RwSignal::new(0),
             scripts: RwSignal::new(BTreeMap::new()),
-            output: RwSignal::new(Vec::new()),
-            run_error: RwSignal::new(None),
+            pane: RunPane::new(),
             session: RwSignal::new(Session::default()),
             audits: RwSignal::new(AuditSet::default()),
             audit_counts: RwSignal::new(HashMap::new()),
@@ -163,7 +153,6 @@ impl Pg {
             engine_state: RwSignal::new(EngineState::Starting),
             time_limit_ms: RwSignal::new(DEFAULT_LIMIT_MS),
             run_started: RwSignal::new(None),
-            last_run: RwSignal::new(None),
             tab: RwSignal::new(Tab::Lesson),
             loaded: RwSignal::new(false),
             collection: RwSignal::new(None),
@@ -291,9 +280,7 @@ impl Pg {
             return;
         }
         self.busy.set(true);
-        self.run_error.set(None);
-        self.output.set(Vec::new());
-        self.last_run.set(None);
+        self.pane.clear();
         let engine = self.engine();
         let snapshot = engine.snapshot().await.ok();
         engine.set_checkpoint(snapshot.clone());
@@ -310,9 +297,7 @@ impl Pg {
         engine.set_checkpoint(None);
         match r {
             Ok(report) => {
-                self.output.set(report.output);
-                self.run_error.set(report.error);
-                self.last_run.set(Some(RunSummary { elapsed_ms: now_ms() - started, writes: report.writes.len() }));
+                self.pane.finished(report.output, report.error, report.writes.len(), started);
                 self.queries.update(|q| {
                     q.extend(report.queries);
                     let over = q.len().saturating_sub(MAX_QUERIES);
@@ -327,7 +312,7 @@ impl Pg {
             }
             Err(e @ EngineError::Stopped { .. }) => {
                 let text = e.to_string();
-                self.output.set(vec![OutputLine { stream: Stream::Err, text: text.clone() }]);
+                self.pane.failed(text.clone());
                 self.error(text);
                 self.data_version.update(|v| *v += 1);
             }
@@ -341,7 +326,7 @@ impl Pg {
                 }
                 let text = format!("{e}. The script's writes were undone, so the data matches the session.");
                 self.error(text.clone());
-                self.output.set(vec![OutputLine { stream: Stream::Err, text }]);
+                self.pane.failed(text);
                 self.data_version.update(|v| *v += 1);
             }
         }
@@ -461,9 +446,7 @@ impl Pg {
             _ => Saved::new(id),
         };
         let pg = *self;
-        self.output.set(Vec::new());
-        self.last_run.set(None);
-        self.run_error.set(None);
+        self.pane.clear();
         self.cost.set(None);
         self.collection.set(None);
         self.database.set(session::DEFAULT_DB.to_string());
@@ -530,9 +513,7 @@ impl Pg {
             return;
         }
         let pg = *self;
-        self.output.set(Vec::new());
-        self.last_run.set(None);
-        self.run_error.set(None);
+        self.pane.clear();
         self.cost.set(None);
         self.collection.set(None);
         self.database.set(session::DEFAULT_DB.to_string());
@@ -552,9 +533,7 @@ impl Pg {
         self.step.set(0);
         self.scripts.set(BTreeMap::new());
         self.session.set(Session::default());
-        self.output.set(Vec::new());
-        self.last_run.set(None);
-        self.run_error.set(None);
+        self.pane.clear();
         self.cost.set(None);
         self.collection.set(None);
         self.database.set(session::DEFAULT_DB.to_string());
@@ -699,10 +678,6 @@ pub fn import_memory_warning(bytes: usize) -> Option<String> {
 const IMPORT_LIMIT_MS: u32 = 300_000;
 pub const MIN_LIMIT_MS: u32 = 500;
 pub const MAX_LIMIT_MS: u32 = 600_000;
-
-pub(super) fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
-}
 
 /// The `lesson` and `step` (1-based in the URL) query parameters.
 fn query_lesson() -> (Option<String>, Option<usize>) {

@@ -5,7 +5,8 @@
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
-use super::pg::{now_ms, use_pg, EngineState, Pg, Tab, MAX_LIMIT_MS, MIN_LIMIT_MS};
+use super::run_pane::now_ms;
+use super::pg::{use_pg, EngineState, Pg, Tab, MAX_LIMIT_MS, MIN_LIMIT_MS};
 
 /// Mounts the app into `<main id="app">` after installing the panic reporter.
 pub fn start() {
