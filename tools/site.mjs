@@ -7,7 +7,8 @@
 //       built from lessons/*/lesson.md with the site's one parser, src/lesson.rs) in `order`, with
 //       its summary.
 //   node tools/site.mjs precache <dist>  (`make dist`, after trunk build)
-//       writes the first lesson (static HTML) and the lesson menu into <dist>/index.html, and
+//       writes the first lesson (static HTML) and the lesson menu into <dist>/index.html, each
+//       lesson's own page <dist>/lesson-<id>.html (the same with that lesson), and
 //       <dist>/embed.html (index.html for the widgets' opaque-origin frames, with the menu), and
 //       puts a Content-Security-Policy into <dist>/index.html and <dist>/lessons.html (the hashes
 //       of their inline scripts, computed here), then writes <dist>/sw.js from www/sw.js with every
@@ -36,9 +37,13 @@ export function lessons(dir = path.join(root, 'build', 'web', 'lessons')) {
   return JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8'));
 }
 
-/** The playground's link to a lesson (`?lesson=<id>`: it opens there, unless the learner's saved
- * state is on that lesson already, which it keeps). */
-export const lessonLink = (id) => `index.html?lesson=${encodeURIComponent(id)}`;
+/** A lesson's own page: the playground (the same app, the same saved work: storage is keyed by
+ * the directory) with that lesson as static HTML, which opens on it (unless the learner's saved
+ * state is on that lesson already, which it keeps). `index.html?lesson=<id>` opens it too. */
+export const lessonLink = (id) => {
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(id)) throw new Error(`lesson id ${JSON.stringify(id)} cannot name a page`);
+  return `lesson-${id}.html`;
+};
 
 export function indexPage(list) {
   const items = list
@@ -120,7 +125,7 @@ const DATA_BLOCKS = /\s*<script type="application\/json" id="pp-lessons?">[\s\S]
 const TABS = [['lesson', 'Lesson'], ['data', 'Data'], ['update', 'Update'], ['aggregate', 'Aggregate'], ['audits', 'Audits'], ['sizes', 'Sizes'], ['schema', 'Schema'], ['export', 'Export & share']];
 
 /** The app's first screen for `lesson` (step 1), as static HTML. */
-export function staticApp(list, lesson) {
+export function staticApp(list, lesson, { own = false } = {}) {
   const options = list
     .map((l) => `<option value="${escape(l.id)}"${l.id === lesson.id ? ' selected' : ''}>${escape(l.title)}</option>`)
     .join('');
@@ -143,7 +148,7 @@ export function staticApp(list, lesson) {
   const noscript = `<noscript><p class="muted">The playground runs the scripts in your browser and needs JavaScript and WebAssembly; the lesson reads without them.</p>${rest
     .map((s, i) => `<section class="step">${step(s, i + 1)}${script(s)}</section>`)
     .join('')}${quiz}</noscript>`;
-  return `<main id="app" aria-busy="true">` +
+  return `<main id="app" aria-busy="true"${own ? ` data-lesson="${escape(lesson.id)}"` : ''}>` +
     `<header class="top"><h1><span class="leaf" aria-hidden="true">◆</span> Pattern Playground</h1>` +
     `<label class="field"><span>Lesson</span><select aria-label="Lesson">${options}</select></label>` +
     `<a href="lessons.html" class="all-lessons">All lessons</a>` +
@@ -195,8 +200,16 @@ function withLessonData(html, list, lesson) {
   return `${html.slice(0, at)}  ${blocks.join('\n  ')}\n${html.slice(at)}`;
 }
 
-/** The playground's page (the first lesson static, with its data) and the widgets' page (the menu
- * only: a widget fetches its lesson, and shows no playground before it mounts), from `html`. */
+/** `html` (the playground's page) titled and described as `lesson`'s own page. */
+function lessonHead(html, lesson) {
+  return html
+    .replace(/<title>[^<]*<\/title>/, () => `<title>${escape(lesson.title)} · Pattern Playground</title>`)
+    .replace(/<meta name="description" content="[^"]*">/, () => `<meta name="description" content="${escape(lesson.summary.replace(/`/g, ''))}">`);
+}
+
+/** The playground's page (the first lesson static, with its data), each lesson's own page
+ * (`lesson-<id>.html`, the same with that lesson), and the widgets' page (the menu only: a widget
+ * fetches its lesson, and shows no playground before it mounts), from `html`. */
 export function playgroundPages(html, dir) {
   const lessonsDir = path.join(dir, 'lessons');
   const list = JSON.parse(fs.readFileSync(path.join(lessonsDir, 'index.json'), 'utf8'));
@@ -204,9 +217,15 @@ export function playgroundPages(html, dir) {
   const first = JSON.parse(fs.readFileSync(path.join(lessonsDir, `${list[0].id}.json`), 'utf8'));
   const bare = afterFirstPaint(bareIndex(html));
   if (!APP_ELEMENT.test(bare)) throw new Error('index.html has no <main id="app">');
+  const lessonPages = list.map((entry) => {
+    const lesson = JSON.parse(fs.readFileSync(path.join(lessonsDir, `${entry.id}.json`), 'utf8'));
+    const page = withLessonData(lessonHead(bare, lesson), list, lesson).replace(APP_ELEMENT, () => staticApp(list, lesson, { own: true }));
+    return [lessonLink(entry.id), page];
+  });
   return {
     index: withLessonData(bare, list, first).replace(APP_ELEMENT, () => staticApp(list, first)),
     embed: withLessonData(bare, list, null),
+    lessonPages,
   };
 }
 
@@ -285,6 +304,8 @@ export function precache(dist) {
     const pages = playgroundPages(fs.readFileSync(index, 'utf8'), dist);
     fs.writeFileSync(path.join(dist, 'embed.html'), withPolicy(pages.embed, { sandbox: true, opaque: true }));
     fs.writeFileSync(index, pages.index);
+    for (const f of fs.readdirSync(dist).filter((f) => /^lesson-.*\.html$/.test(f))) fs.rmSync(path.join(dist, f));
+    for (const [name, page] of pages.lessonPages) fs.writeFileSync(path.join(dist, name), withPolicy(page, { sandbox: true }));
   }
   for (const [page, options] of [['index.html', { sandbox: true }], ['lessons.html', {}]]) {
     const file = path.join(dist, page);

@@ -679,7 +679,8 @@ const IMPORT_LIMIT_MS: u32 = 300_000;
 pub const MIN_LIMIT_MS: u32 = 500;
 pub const MAX_LIMIT_MS: u32 = 600_000;
 
-/// The `lesson` and `step` (1-based in the URL) query parameters.
+/// The `lesson` and `step` (1-based in the URL) query parameters; without `lesson`, the lesson of
+/// a lesson's own page.
 fn query_lesson() -> (Option<String>, Option<usize>) {
     let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
     let get = |key: &str| {
@@ -689,7 +690,13 @@ fn query_lesson() -> (Option<String>, Option<usize>) {
         })
     };
     let step = get("step").and_then(|s| s.parse::<usize>().ok()).map(|n| n.saturating_sub(1));
-    (get("lesson"), step)
+    (get("lesson").or_else(page_lesson), step)
+}
+
+/// The lesson a lesson's own page (`lesson-<id>.html`, tools/site.mjs) is about: its
+/// `<main id="app" data-lesson>`.
+fn page_lesson() -> Option<String> {
+    web_sys::window()?.document()?.get_element_by_id("app")?.get_attribute("data-lesson").filter(|id| !id.is_empty())
 }
 
 fn local_storage() -> Option<web_sys::Storage> {

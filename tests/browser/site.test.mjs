@@ -109,7 +109,7 @@ test("the lesson index lists every lesson in order with its summary, and its lin
     }
     assert.deepEqual(
       shown,
-      expected.map((l) => ({ id: l.id, title: l.title, summary: l.summary.replace(/`/g, ""), link: `index.html?lesson=${l.id}` })),
+      expected.map((l) => ({ id: l.id, title: l.title, summary: l.summary.replace(/`/g, ""), link: `lesson-${l.id}.html` })),
     );
     await page.screenshot({ path: join(SHOTS, "site-lessons.png"), fullPage: true });
     // The last lesson's link opens the playground on it.
@@ -140,6 +140,15 @@ test("the first lesson reads before any WebAssembly and with scripting off; the 
       assert.deepEqual(scripts.sort(), lesson.steps.map((s) => s.script).sort());
       assert.deepEqual(await page.locator(".quiz summary").allInnerTexts(), lesson.quiz.map((q) => q.question));
       await page.screenshot({ path: join(SHOTS, "site-no-script.png"), fullPage: true });
+      // Every lesson has its own page, the same with that lesson.
+      for (const l of await frontMatter()) {
+        await page.goto(`${site.url}lesson-${l.id}.html`);
+        const built = JSON.parse(await readFile(join(DIST, "lessons", `${l.id}.json`), "utf8"));
+        assert.equal(await page.locator(".lesson-text h2").innerText(), l.title, l.id);
+        assert.equal(await page.title(), `${l.title} · Pattern Playground`);
+        assert.equal(await page.locator("pre.editor-static").count(), built.steps.length, l.id);
+        assert.equal(await page.locator('select[aria-label="Lesson"] option[selected]').getAttribute("value"), l.id);
+      }
     });
   } finally {
     await off.close();
