@@ -39,7 +39,7 @@
     "try{var url=URL.createObjectURL(new Blob([d.engine,'\\n;\\n',d.runtime,'\\n;\\n',d.worker],{type:'text/javascript'}));" +
     "worker=new Worker(url,{name:'engine'});" +
     "worker.onerror=function(ev){say({pp:'error',message:String(ev.message||'the engine worker failed')+(ev.lineno?' (line '+ev.lineno+')':'')});};" +
-    "worker.postMessage({pp:'boot',wasm:d.wasm,port:d.port},[d.port]);}" +
+    "worker.postMessage({pp:'boot',wasm:d.wasm,port:d.port},[d.port,d.wasm]);}" +
     "catch(err){say({pp:'error',message:String(err&&err.message||err)});}});" +
     "say({pp:'sandbox'});})();";
   const FRAME_CSP =
@@ -55,10 +55,13 @@
   /** The worker's files, fetched once per page (a restart reuses them). */
   function load(base) {
     if (files && files.base === base) return files.promise;
+    // Every file as bytes: the boot message transfers copies of them (a structured clone of
+    // 1.4 MB would be deserialized on the main thread; a transfer is not), and the frame makes
+    // its Blob of the scripts from bytes as well as from text.
     const text = (f) =>
       fetch(new URL(f, base)).then((r) => {
         if (!r.ok) throw new Error(`${f}: HTTP ${r.status}`);
-        return f.endsWith('.wasm') ? r.arrayBuffer() : r.text();
+        return r.arrayBuffer();
       });
     const promise = Promise.all(['worker.js', 'runtime.js', 'engine/engine.js', 'engine/engine_bg.wasm'].map(text)).then(
       ([worker, runtime, engine, wasm]) => ({ worker, runtime, engine, wasm }),
@@ -102,12 +105,9 @@
           sources.then(
             (f) => {
               if (this._dead) return;
-              // The wasm goes as a copy: a restart needs the bytes again.
-              frame.contentWindow.postMessage(
-                { pp: 'boot', worker: f.worker, runtime: f.runtime, engine: f.engine, wasm: f.wasm, port: channel.port2 },
-                '*',
-                [channel.port2],
-              );
+              // Copies are transferred: a restart needs the bytes again.
+              const boot = { pp: 'boot', worker: f.worker.slice(0), runtime: f.runtime.slice(0), engine: f.engine.slice(0), wasm: f.wasm.slice(0), port: channel.port2 };
+              frame.contentWindow.postMessage(boot, '*', [channel.port2, boot.worker, boot.runtime, boot.engine, boot.wasm]);
             },
             (err) => this._fail(`the engine's files could not be loaded: ${err && err.message ? err.message : err}`),
           );
