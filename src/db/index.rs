@@ -559,11 +559,13 @@ impl Index {
     /// fully packed nodes), instead of one tree insertion per document. Fails as adding the
     /// documents one by one would: at the first document, in natural order, whose keys cannot be
     /// generated (parallel arrays) or whose key a unique index already holds for an earlier one.
-    pub fn bulk_load<'a>(&mut self, ns: &str, docs: impl Iterator<Item = (u64, &'a Document)>) -> Result<()> {
+    /// `docs` may be decoded as they are read (an error reading one fails the load).
+    pub fn bulk_load<D: std::borrow::Borrow<Document>>(&mut self, ns: &str, docs: impl Iterator<Item = Result<(u64, D)>>) -> Result<()> {
         let mut pairs: Vec<(IndexKey, u64, Document)> = Vec::new();
         let mut failed: Option<(u64, Error)> = None;
-        for (rid, doc) in docs {
-            match self.keys_with_multikey(doc) {
+        for item in docs {
+            let (rid, doc) = item?;
+            match self.keys_with_multikey(doc.borrow()) {
                 Err(e) => {
                     failed = Some((rid, e));
                     break;
@@ -615,11 +617,11 @@ impl Index {
     /// Checks the recorded keys against the documents (`validate`): every key a document has
     /// is recorded for its record, and every recorded key belongs to a document that has it; a
     /// unique index holds each key once.
-    pub fn check<'d>(&self, records: impl Iterator<Item = (u64, &'d Document)>) -> IndexCheck {
+    pub fn check<D: std::borrow::Borrow<Document>>(&self, records: impl Iterator<Item = (u64, D)>) -> IndexCheck {
         let mut expected: std::collections::HashSet<(Vec<u8>, u64)> = std::collections::HashSet::new();
         let mut out = IndexCheck::default();
         for (rid, doc) in records {
-            match self.keys_of(doc) {
+            match self.keys_of(doc.borrow()) {
                 Ok(Some(keys)) => {
                     for k in keys {
                         expected.insert((key_bytes(&k), rid));

@@ -205,15 +205,16 @@ impl Database {
     /// `{ ok: 0, errmsg, code, codeName }`. Never panics on user input.
     pub fn run_command(&mut self, cmd: &Document) -> Document {
         let reply = match self.dispatch(cmd) {
-            Ok(mut d) => {
-                if let Some(batch) = &d.batch {
-                    let docs = wire::batch_docs(self, &d.db, batch);
-                    if let Ok(cursor) = d.reply.get_document_mut("cursor") {
+            Ok(mut d) => match d.batch.as_ref().map(|batch| wire::batch_docs(self, &d.db, batch)) {
+                Some(Err(e)) => e.to_reply(),
+                Some(Ok(docs)) => {
+                    if let (Ok(cursor), Some(batch)) = (d.reply.get_document_mut("cursor"), &d.batch) {
                         cursor.insert(batch.field, docs);
                     }
+                    d.reply
                 }
-                d.reply
-            }
+                None => d.reply,
+            },
             Err(reply) => reply,
         };
         self.swap_back();
@@ -449,7 +450,7 @@ impl Catalog for DbCatalog<'_> {
         }
         self.server
             .collection(&self.db, collection)
-            .map(|c| c.iter().map(|(_, r)| r.doc.clone()).collect())
+            .and_then(|c| c.documents().ok())
             .unwrap_or_default()
     }
 }
