@@ -54,7 +54,7 @@ impl Record {
 
     /// The document, decoded.
     pub fn doc(&self) -> Result<Document> {
-        Document::try_from(self.raw()?).map_err(stored_bson_error)
+        value::raw::decode(self.raw()?).map_err(stored_bson_error)
     }
 }
 

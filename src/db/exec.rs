@@ -146,7 +146,11 @@ pub(crate) fn select(
         env.add_docs_examined(1, r.size() as u64);
         let d = match (&filter.matcher, exact) {
             (None, _) | (_, true) => MatchDetails { matched: true, elem_index: None },
-            (Some(m), false) => m.match_details(&r.doc()?, env)?,
+            // Read in place when the filter allows it, else decoded.
+            (Some(m), false) => match m.match_details_raw(r.raw()?, env)? {
+                Some(d) => d,
+                None => m.match_details(&r.doc()?, env)?,
+            },
         };
         if d.matched {
             found.push((rid, d));

@@ -242,6 +242,14 @@ mod tests {
         // Kinds left to the bson crate.
         let rare = doc! {"a": 1, "old": Binary { subtype: BinarySubtype::BinaryOld, bytes: vec![9] }};
         assert_eq!(super::encode_fast(&rare, 0).unwrap(), rare.to_vec().unwrap());
+        // The fast decoder gives back what the bson crate decodes, for every kind of value.
+        for d in [d, rare] {
+            let bytes = d.to_vec().unwrap();
+            let raw = bson::RawDocument::from_bytes(&bytes).unwrap();
+            let fast = crate::value::raw::decode(raw).unwrap();
+            assert_eq!(fast, bson::Document::try_from(raw).unwrap());
+            assert_eq!(fast.to_vec().unwrap(), bytes);
+        }
     }
 
     #[test]

@@ -1,0 +1,118 @@
+//! Filters matched on a stored document's bytes (`Matcher::match_details_raw`, the collection
+//! scan's fast path) answer exactly as on the decoded document, or leave the answer to it.
+
+use bson::{doc, Bson, DateTime, Document};
+use pattern_playground::db::Record;
+use pattern_playground::env::Env;
+use pattern_playground::query::Matcher;
+use proptest::prelude::*;
+
+fn scalar() -> impl Strategy<Value = Bson> {
+    prop_oneof![
+        (-3i32..4).prop_map(Bson::Int32),
+        (-3i64..4).prop_map(Bson::Int64),
+        prop::sample::select(vec![0.5f64, -1.0, 2.0, f64::NAN, f64::INFINITY]).prop_map(Bson::Double),
+        prop::sample::select(vec!["", "x", "yy", "s1"]).prop_map(|s| Bson::String(s.to_string())),
+        any::<bool>().prop_map(Bson::Boolean),
+        Just(Bson::Null),
+        (0i64..3).prop_map(|t| Bson::DateTime(DateTime::from_millis(t))),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Bson> {
+    scalar().prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Bson::Array),
+            prop::collection::vec((prop::sample::select(vec!["a", "b", "c"]), inner), 0..3).prop_map(|kv| {
+                let mut d = Document::new();
+                for (k, v) in kv {
+                    d.insert(k, v);
+                }
+                Bson::Document(d)
+            }),
+        ]
+    })
+}
+
+fn document() -> impl Strategy<Value = Document> {
+    prop::collection::vec((prop::sample::select(vec!["_id", "a", "b", "c", "v"]), value()), 0..5).prop_map(|kv| {
+        let mut d = Document::new();
+        for (k, v) in kv {
+            d.insert(k, v);
+        }
+        d
+    })
+}
+
+fn path() -> impl Strategy<Value = String> {
+    prop::sample::select(vec!["_id", "a", "b", "v", "a.b", "a.c", "a.b.c", "b.a", "a.0", "c.1.a"]).prop_map(String::from)
+}
+
+fn filter() -> impl Strategy<Value = Document> {
+    let leaf = prop_oneof![
+        (path(), value()).prop_map(|(f, v)| doc! {f: v}),
+        (path(), prop::sample::select(vec!["$gt", "$gte", "$lt", "$lte", "$ne", "$eq"]), scalar()).prop_map(|(f, op, v)| doc! {f: {op: v}}),
+        (path(), prop::collection::vec(scalar(), 0..3)).prop_map(|(f, vs)| doc! {f: {"$in": vs}}),
+        (path(), prop::collection::vec(scalar(), 0..3)).prop_map(|(f, vs)| doc! {f: {"$nin": vs}}),
+        (path(), any::<bool>()).prop_map(|(f, b)| doc! {f: {"$exists": b}}),
+        (path(), prop::sample::select(vec!["number", "string", "null", "array", "object", "date"])).prop_map(|(f, t)| doc! {f: {"$type": t}}),
+        (path(), scalar()).prop_map(|(f, v)| doc! {f: {"$not": {"$gt": v}}}),
+        (path(), scalar()).prop_map(|(f, v)| doc! {f: {"$elemMatch": {"$eq": v}}}),
+        (path(), 0i32..3).prop_map(|(f, n)| doc! {f: {"$size": n}}),
+        path().prop_map(|f| doc! {f: {"$regex": "^s|y"}}),
+        scalar().prop_map(|v| doc! {"$expr": {"$gt": ["$a", v]}}),
+        Just(doc! {"$expr": {"$divide": [1, "$v"]}}),
+    ];
+    leaf.prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|fs| doc! {"$and": fs.into_iter().map(Bson::Document).collect::<Vec<_>>()}),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|fs| doc! {"$or": fs.into_iter().map(Bson::Document).collect::<Vec<_>>()}),
+            prop::collection::vec(inner, 1..3).prop_map(|fs| doc! {"$nor": fs.into_iter().map(Bson::Document).collect::<Vec<_>>()}),
+        ]
+    })
+}
+
+fn env() -> Env {
+    Env::new(DateTime::from_millis(1_700_000_000_000))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, max_shrink_iters: 500, ..ProptestConfig::default() })]
+
+    /// Whenever the bytes answer, the answer (match, array position, or error) is the decoded
+    /// document's.
+    #[test]
+    fn matching_bytes_answers_as_the_decoded_document(doc in document(), filter in filter()) {
+        let Ok(m) = Matcher::parse(&filter) else { return Ok(()) };
+        let rec = Record::encode(&doc).expect("encodes");
+        let env = env();
+        let decoded = m.match_details(&doc, &env);
+        match m.match_details_raw(rec.raw().expect("stored bytes"), &env) {
+            Ok(Some(d)) => prop_assert_eq!(Ok(d), decoded.map_err(|e| e.message), "{} on {}", filter, doc),
+            Ok(None) => {}
+            Err(e) => prop_assert_eq!(Err(e.message), decoded.map_err(|e| e.message), "{} on {}", filter, doc),
+        }
+    }
+}
+
+/// The shapes the fast path is for are answered from the bytes, and a path through an array or
+/// a whole-document predicate is left to the decoded document.
+#[test]
+fn common_filters_are_answered_from_the_bytes() {
+    let doc = doc! {"_id": 1, "sensor": "s001", "v": 12.5, "m": {"site": 3, "deep": {"x": "y"}}, "tags": ["a", "b"]};
+    let rec = Record::encode(&doc).unwrap();
+    let raw = rec.raw().unwrap();
+    let env = env();
+    let answers = |f: Document| Matcher::parse(&f).unwrap().match_details_raw(raw, &env).unwrap().map(|d| d.matched);
+    assert_eq!(answers(doc! {"v": {"$lt": 48}}), Some(true));
+    assert_eq!(answers(doc! {"v": {"$gte": 48}}), Some(false));
+    assert_eq!(answers(doc! {"sensor": {"$in": ["s000", "s001"]}, "m.site": 3}), Some(true));
+    assert_eq!(answers(doc! {"m.deep.x": "y", "missing": {"$exists": false}}), Some(true));
+    assert_eq!(answers(doc! {"$or": [{"v": 1}, {"m.site": {"$ne": 3}}]}), Some(false));
+    assert_eq!(answers(doc! {"sensor.x": null}), Some(true));
+    assert_eq!(answers(doc! {"tags": "a"}), None);
+    assert_eq!(answers(doc! {"v": {"$lt": 48}, "tags.0": "a"}), None);
+    assert_eq!(answers(doc! {"$expr": {"$lt": ["$v", 48]}}), None);
+    // A definite "no" before an undecided child is still a "no", as the decoded path says.
+    assert_eq!(answers(doc! {"v": 1, "tags": "a"}), Some(false));
+}
