@@ -17,6 +17,7 @@
 
 pub(crate) mod accumulator;
 pub mod accumulators;
+pub mod deps;
 pub(crate) mod projection;
 pub(crate) mod slots;
 pub(crate) mod sort_key;

@@ -56,6 +56,12 @@ impl Record {
     pub fn doc(&self) -> Result<Document> {
         value::raw::decode(self.raw()?).map_err(stored_bson_error)
     }
+
+    /// The document with only the top-level fields for which `keep` is true (for a reader that
+    /// reads no other field).
+    pub fn doc_with(&self, keep: &dyn Fn(&str) -> bool) -> Result<Document> {
+        value::raw::decode_fields(self.raw()?, keep).map_err(stored_bson_error)
+    }
 }
 
 /// A stored document that does not decode (it cannot happen for bytes the engine wrote; an
@@ -323,7 +329,12 @@ impl Collection {
     /// leaving the collection as it was, on a duplicate key of a unique index or a document whose
     /// keys cannot be generated.
     pub fn add_index(&mut self, mut index: Index) -> Result<()> {
-        index.bulk_load(&self.ns, self.records.iter().map(|(rid, r)| r.doc().map(|d| (*rid, d))))?;
+        // The keys are made of the key fields only: the other fields are not decoded (all of
+        // them are for a partial or `$**` index).
+        let all = index.may_change(|_| false);
+        let fields: Vec<String> = index.key.keys().map(|f| f.split('.').next().unwrap_or(f).to_string()).collect();
+        let keep = move |name: &str| all || fields.iter().any(|f| f == name);
+        index.bulk_load(&self.ns, self.records.iter().map(|(rid, r)| r.doc_with(&keep).map(|d| (*rid, d))))?;
         self.indexes.push(index);
         Ok(())
     }

@@ -17,6 +17,20 @@ pub fn decode(raw: &RawDocument) -> Result<Document, bson::error::Error> {
     Ok(out)
 }
 
+/// The top-level fields of a document for which `keep` is true, decoded (the others are skipped
+/// unread), in their order: for readers that need only some fields (an index's key fields, a
+/// `$group`'s inputs).
+pub fn decode_fields(raw: &RawDocument, keep: &dyn Fn(&str) -> bool) -> Result<Document, bson::error::Error> {
+    let mut out = Document::new();
+    for item in raw {
+        let (k, v) = item?;
+        if keep(k.as_str()) {
+            out.insert(k.as_str(), decode_value(v)?);
+        }
+    }
+    Ok(out)
+}
+
 /// One value decoded (see [`decode`]).
 pub fn decode_value(v: RawBsonRef<'_>) -> Result<Bson, bson::error::Error> {
     use RawBsonRef as R;

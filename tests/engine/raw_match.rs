@@ -116,3 +116,53 @@ fn common_filters_are_answered_from_the_bytes() {
     // A definite "no" before an undecided child is still a "no", as the decoded path says.
     assert_eq!(answers(doc! {"v": 1, "tags": "a"}), Some(false));
 }
+
+fn group_spec() -> impl Strategy<Value = Document> {
+    prop::sample::select(vec![
+        doc! {"_id": "$a", "n": {"$sum": 1}, "s": {"$sum": "$v"}, "f": {"$first": "$b"}, "p": {"$push": "$a.b"}},
+        doc! {"_id": {"x": "$a.b", "y": "$c"}, "m": {"$max": "$v"}, "l": {"$last": "$c.1.a"}},
+        doc! {"_id": null, "top": {"$top": {"sortBy": {"a": 1, "_id": 1}, "output": ["$b", "$c"]}}, "k": {"$addToSet": {"$type": "$b"}}},
+        doc! {"_id": {"$cond": [{"$gt": ["$v", 0]}, "pos", "other"]}, "avg": {"$avg": "$v"}, "n": {"$count": {}}},
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, max_shrink_iters: 200, ..ProptestConfig::default() })]
+
+    /// A `$group` pipeline over a collection decodes only the fields it reads
+    /// (`aggregate::deps`); its results and errors are those of the same pipeline over whole
+    /// documents (a leading exclusion of a field no document has defeats the analysis).
+    #[test]
+    fn a_group_over_the_fields_it_reads_answers_as_over_whole_documents(
+        docs in prop::collection::vec(document(), 0..8),
+        filter in filter(),
+        sort in prop::option::of(prop::sample::select(vec![doc! {"v": 1, "_id": 1}, doc! {"a.b": -1, "_id": 1}])),
+        group in group_spec(),
+    ) {
+        let mut db = pattern_playground::db::Database::new();
+        db.set_fixed_time(1_700_000_000_000);
+        for (i, mut d) in docs.into_iter().enumerate() {
+            d.insert("_id", i as i32);
+            db.run_command(&doc! {"insert": "c", "documents": [d]});
+        }
+        let mut stages = vec![Bson::Document(doc! {"$match": filter})];
+        if let Some(s) = sort {
+            stages.push(Bson::Document(doc! {"$sort": s}));
+        }
+        stages.push(Bson::Document(doc! {"$group": group}));
+        let mut whole = vec![Bson::Document(doc! {"$project": {"zz_none": 0}})];
+        whole.extend(stages.iter().cloned());
+        let fast = db.run_command(&doc! {"aggregate": "c", "pipeline": stages.clone(), "cursor": {}});
+        let slow = db.run_command(&doc! {"aggregate": "c", "pipeline": whole, "cursor": {}});
+        let strip = |mut r: Document| {
+            r.remove("errmsg");
+            r.to_vec().expect("encodes")
+        };
+        // An error names the failing stage's position, which the leading stage shifts.
+        if fast.get("ok") == Some(&Bson::Double(1.0)) || slow.get("ok") == Some(&Bson::Double(1.0)) {
+            prop_assert!(fast.to_vec().unwrap() == slow.to_vec().unwrap(), "{:?}: {} vs {}", stages, fast, slow);
+        } else {
+            prop_assert!(strip(fast.clone()) == strip(slow.clone()), "{:?}: {} vs {}", stages, fast, slow);
+        }
+    }
+}

@@ -172,9 +172,15 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, ex
         Some(Bson::Document(d)) if d.len() == 1 => d.get(name),
         _ => None,
     };
+    // A pipeline that reads only some fields (up to a `$group`) gets only those decoded.
+    let fields = crate::aggregate::deps::group_input_fields(stages);
+    let decode = move |r: &'c super::super::Record| match &fields {
+        Some(fs) => r.doc_with(&|name| fs.iter().any(|f| f == name)),
+        None => r.doc(),
+    };
     let Some(Bson::Document(filter)) = stage(0, "$match") else {
         env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
-        return Ok((Box::new(coll.iter().map(|(_, r)| r.doc())), false));
+        return Ok((Box::new(coll.iter().map(move |(_, r)| decode(r))), false));
     };
     let sort_doc = match stage(1, "$sort") {
         Some(Bson::Document(s)) => Some(s.clone()),
@@ -188,7 +194,7 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, ex
     let filter = Filter::parse(filter, env)?.with_hint(hint).in_executor(executor);
     let sort = Sort::parse(sort_doc.as_ref())?;
     let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
-    Ok((Box::new(found.into_iter().filter_map(move |(rid, _)| coll.get(rid).map(|r| r.doc()))), true))
+    Ok((Box::new(found.into_iter().filter_map(move |(rid, _)| coll.get(rid).map(&decode))), true))
 }
 
 /// A pipeline's input: documents decoded as they are read.
