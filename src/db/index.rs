@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{btree_set, BTreeMap, BTreeSet};
 
 use bson::{doc, Bson, Document};
 
@@ -16,6 +16,109 @@ use crate::value;
 use crate::value::display;
 
 use super::wildcard::{self, Wildcard};
+
+/// The record ids holding one key, ascending: a short sorted vector, or a B-tree set once more
+/// than [`FEW_RIDS`] records share the key, so that adding or removing one record of a key that
+/// many share costs O(log n), not the number of records (a `deleteMany` over an index with few
+/// distinct values would otherwise be quadratic).
+#[derive(Debug, Clone)]
+pub enum Rids {
+    Few(Vec<u64>),
+    Many(BTreeSet<u64>),
+}
+
+/// The most record ids a key keeps in a vector.
+pub const FEW_RIDS: usize = 32;
+
+impl Default for Rids {
+    fn default() -> Rids {
+        Rids::Few(Vec::new())
+    }
+}
+
+impl Rids {
+    /// Record ids given ascending.
+    fn from_sorted(rids: Vec<u64>) -> Rids {
+        if rids.len() > FEW_RIDS {
+            Rids::Many(rids.into_iter().collect())
+        } else {
+            Rids::Few(rids)
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Rids::Few(v) => v.len(),
+            Rids::Many(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The smallest record id.
+    pub fn first(&self) -> Option<u64> {
+        match self {
+            Rids::Few(v) => v.first().copied(),
+            Rids::Many(s) => s.first().copied(),
+        }
+    }
+
+    /// The record ids, ascending.
+    pub fn iter(&self) -> RidsIter<'_> {
+        match self {
+            Rids::Few(v) => RidsIter::Few(v.iter()),
+            Rids::Many(s) => RidsIter::Many(s.iter()),
+        }
+    }
+
+    fn insert(&mut self, rid: u64) {
+        match self {
+            Rids::Few(v) => {
+                if let Err(pos) = v.binary_search(&rid) {
+                    v.insert(pos, rid);
+                }
+                if v.len() > FEW_RIDS {
+                    *self = Rids::Many(std::mem::take(v).into_iter().collect());
+                }
+            }
+            Rids::Many(s) => {
+                s.insert(rid);
+            }
+        }
+    }
+
+    fn remove(&mut self, rid: u64) {
+        match self {
+            Rids::Few(v) => {
+                if let Ok(pos) = v.binary_search(&rid) {
+                    v.remove(pos);
+                }
+            }
+            Rids::Many(s) => {
+                s.remove(&rid);
+            }
+        }
+    }
+}
+
+/// The record ids of a key, ascending (see [`Rids::iter`]).
+pub enum RidsIter<'a> {
+    Few(std::slice::Iter<'a, u64>),
+    Many(btree_set::Iter<'a, u64>),
+}
+
+impl Iterator for RidsIter<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            RidsIter::Few(i) => i.next().copied(),
+            RidsIter::Many(i) => i.next().copied(),
+        }
+    }
+}
 
 /// The name of the `_id` index.
 pub const ID_INDEX_NAME: &str = "_id_";
@@ -34,7 +137,7 @@ pub struct Index {
     /// Index order of each key field: `true` for descending.
     descending: Vec<bool>,
     /// The keys in index order, each with the record ids holding it (ascending).
-    entries: BTreeMap<IndexKey, Vec<u64>>,
+    entries: BTreeMap<IndexKey, Rids>,
     /// True once a document put several keys in the index (an array on a key path).
     pub multikey: bool,
     /// Per key field, the paths of the arrays documents had along it (the server's
@@ -444,13 +547,13 @@ impl Index {
     }
 
     /// The keys in index order with their record ids.
-    pub fn entries(&self) -> &BTreeMap<IndexKey, Vec<u64>> {
+    pub fn entries(&self) -> &BTreeMap<IndexKey, Rids> {
         &self.entries
     }
 
     /// The number of keys.
     pub fn key_count(&self) -> usize {
-        self.entries.values().map(Vec::len).sum()
+        self.entries.values().map(Rids::len).sum()
     }
 
     /// Checks that `doc` (to be stored as record `rid`) would not duplicate a key of this unique
@@ -462,7 +565,7 @@ impl Index {
         let Some(keys) = self.keys_of(doc)? else { return Ok(()) };
         for k in keys {
             if let Some(rids) = self.entries.get(&self.index_key(&k)) {
-                if rids.iter().any(|r| *r != rid) {
+                if rids.iter().any(|r| r != rid) {
                     return Err(self.duplicate_error(ns, &k));
                 }
             }
@@ -499,10 +602,7 @@ impl Index {
         if let Ok(Some((keys, paths))) = self.keys_with_multikey(doc) {
             self.note_multikey_paths(paths);
             for k in keys {
-                let e = self.entries.entry(self.index_key(&k)).or_default();
-                if let Err(pos) = e.binary_search(&rid) {
-                    e.insert(pos, rid);
-                }
+                self.entries.entry(self.index_key(&k)).or_default().insert(rid);
             }
         }
     }
@@ -541,7 +641,7 @@ impl Index {
         for k in keys {
             let ik = self.index_key(k);
             if let Some(e) = self.entries.get_mut(&ik) {
-                e.retain(|r| *r != rid);
+                e.remove(rid);
                 if e.is_empty() {
                     self.entries.remove(&ik);
                 }
@@ -610,7 +710,7 @@ impl Index {
                 _ => grouped.push((k, vec![rid])),
             }
         }
-        self.entries = grouped.into_iter().collect();
+        self.entries = grouped.into_iter().map(|(k, rids)| (k, Rids::from_sorted(rids))).collect();
         Ok(())
     }
 
@@ -636,9 +736,9 @@ impl Index {
             if self.unique && rids.len() > 1 {
                 out.duplicates += rids.len() - 1;
             }
-            for rid in rids {
+            for rid in rids.iter() {
                 out.keys += 1;
-                if !expected.remove(&(bytes.clone(), *rid)) {
+                if !expected.remove(&(bytes.clone(), rid)) {
                     out.extra += 1;
                 }
             }
@@ -901,6 +1001,33 @@ impl<'p> KeyGen<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key many records share keeps them in a set (removal O(log n)), ascending, through
+    /// adds, removals and a bulk load, and goes back to few without losing any.
+    #[test]
+    fn many_records_under_one_key() {
+        let mut ix = Index::from_spec(&doc! {"key": {"g": 1}, "name": "g_1"}).unwrap();
+        let docs: Vec<(u64, Document)> = (1..=200u64).map(|rid| (rid, doc! {"g": (rid % 2) as i32})).collect();
+        for (rid, d) in docs.iter().rev() {
+            ix.add(d, *rid);
+        }
+        let rids = |ix: &Index, g: i32| -> Vec<u64> {
+            ix.entries().get(&ix.index_key(&doc! {"": g})).map(|r| r.iter().collect()).unwrap_or_default()
+        };
+        assert_eq!(rids(&ix, 0), (1..=100).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(matches!(ix.entries().values().next(), Some(Rids::Many(_))));
+        for (rid, d) in docs.iter().filter(|(rid, _)| *rid > 10) {
+            ix.remove(d, *rid);
+        }
+        assert_eq!(rids(&ix, 0), vec![2, 4, 6, 8, 10]);
+        assert_eq!(rids(&ix, 1), vec![1, 3, 5, 7, 9]);
+        assert_eq!(ix.key_count(), 10);
+        assert!(ix.check(docs.iter().filter(|(rid, _)| *rid <= 10).map(|(rid, d)| (*rid, d))).valid());
+        let mut bulk = Index::from_spec(&doc! {"key": {"g": 1}, "name": "g_1"}).unwrap();
+        bulk.bulk_load("test.c", docs.iter().map(|(rid, d)| Ok((*rid, d)))).unwrap();
+        assert_eq!(rids(&bulk, 1), (0..100).map(|i| i * 2 + 1).collect::<Vec<_>>());
+        assert!(bulk.check(docs.iter().map(|(rid, d)| (*rid, d))).valid());
+    }
 
     #[test]
     fn names_and_specs() {

@@ -145,7 +145,7 @@ pub fn index_size(ix: &Index) -> u64 {
     let capacity = (LEAF_PAGE_MAX as f64 * LEAF_FILL) as usize;
     let mut any = false;
     for (k, rids) in ix.entries() {
-        for rid in rids {
+        for rid in rids.iter() {
             any = true;
             key.clear();
             for part in &k.0 {
@@ -154,10 +154,10 @@ pub fn index_size(ix: &Index) -> u64 {
             key.push(4);
             let value_len = if ix.unique {
                 let mut v = Vec::new();
-                record_id(*rid, &mut v);
+                record_id(rid, &mut v);
                 1 + v.len()
             } else {
-                record_id(*rid, &mut key);
+                record_id(rid, &mut key);
                 0
             };
             let cell = 1 + key.len() + value_len;
