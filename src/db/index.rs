@@ -17,12 +17,14 @@ use crate::value::display;
 
 use super::wildcard::{self, Wildcard};
 
-/// The record ids holding one key, ascending: a short sorted vector, or a B-tree set once more
-/// than [`FEW_RIDS`] records share the key, so that adding or removing one record of a key that
-/// many share costs O(log n), not the number of records (a `deleteMany` over an index with few
-/// distinct values would otherwise be quadratic).
+/// The record ids holding one key, ascending: one inline (every key of a unique index; no
+/// allocation), a short sorted vector, or a B-tree set once more than [`FEW_RIDS`] records share
+/// the key, so that adding or removing one record of a key that many share costs O(log n), not
+/// the number of records (a `deleteMany` over an index with few distinct values would otherwise
+/// be quadratic).
 #[derive(Debug, Clone)]
 pub enum Rids {
+    One(u64),
     Few(Vec<u64>),
     Many(BTreeSet<u64>),
 }
@@ -39,15 +41,16 @@ impl Default for Rids {
 impl Rids {
     /// Record ids given ascending.
     fn from_sorted(rids: Vec<u64>) -> Rids {
-        if rids.len() > FEW_RIDS {
-            Rids::Many(rids.into_iter().collect())
-        } else {
-            Rids::Few(rids)
+        match rids.len() {
+            1 => Rids::One(rids[0]),
+            n if n > FEW_RIDS => Rids::Many(rids.into_iter().collect()),
+            _ => Rids::Few(rids),
         }
     }
 
     pub fn len(&self) -> usize {
         match self {
+            Rids::One(_) => 1,
             Rids::Few(v) => v.len(),
             Rids::Many(s) => s.len(),
         }
@@ -60,6 +63,7 @@ impl Rids {
     /// The smallest record id.
     pub fn first(&self) -> Option<u64> {
         match self {
+            Rids::One(r) => Some(*r),
             Rids::Few(v) => v.first().copied(),
             Rids::Many(s) => s.first().copied(),
         }
@@ -68,6 +72,7 @@ impl Rids {
     /// The record ids, ascending.
     pub fn iter(&self) -> RidsIter<'_> {
         match self {
+            Rids::One(r) => RidsIter::Few(std::slice::from_ref(r).iter()),
             Rids::Few(v) => RidsIter::Few(v.iter()),
             Rids::Many(s) => RidsIter::Many(s.iter()),
         }
@@ -75,6 +80,9 @@ impl Rids {
 
     fn insert(&mut self, rid: u64) {
         match self {
+            Rids::Few(v) if v.is_empty() => *self = Rids::One(rid),
+            Rids::One(r) if *r == rid => {}
+            Rids::One(r) => *self = Rids::Few(if *r < rid { vec![*r, rid] } else { vec![rid, *r] }),
             Rids::Few(v) => {
                 if let Err(pos) = v.binary_search(&rid) {
                     v.insert(pos, rid);
@@ -91,6 +99,8 @@ impl Rids {
 
     fn remove(&mut self, rid: u64) {
         match self {
+            Rids::One(r) if *r == rid => *self = Rids::Few(Vec::new()),
+            Rids::One(_) => {}
             Rids::Few(v) => {
                 if let Ok(pos) = v.binary_search(&rid) {
                     v.remove(pos);
@@ -533,12 +543,11 @@ impl Index {
 
     /// A key document (`{ field: value, .. }`) as this index orders it.
     pub fn index_key(&self, key: &Document) -> IndexKey {
-        IndexKey(
-            key.values()
-                .zip(&self.descending)
-                .map(|(v, desc)| if *desc { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) })
-                .collect(),
-        )
+        // Exactly sized: collected from the document's values, a vector would start with room
+        // for four parts (480 bytes for a one-field key), and the index keeps every key.
+        let mut parts = Vec::with_capacity(key.len().min(self.descending.len()));
+        parts.extend(key.values().zip(&self.descending).map(|(v, desc)| if *desc { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) }));
+        IndexKey(parts)
     }
 
     /// Whether key field `i` is descending.
@@ -1016,6 +1025,16 @@ mod tests {
         };
         assert_eq!(rids(&ix, 0), (1..=100).map(|i| i * 2).collect::<Vec<_>>());
         assert!(matches!(ix.entries().values().next(), Some(Rids::Many(_))));
+        let mut one = Rids::default();
+        for (add, rid, expected) in [(true, 5, vec![5]), (true, 5, vec![5]), (true, 3, vec![3, 5]), (false, 3, vec![5]), (false, 9, vec![5]), (false, 5, vec![])] {
+            if add {
+                one.insert(rid);
+            } else {
+                one.remove(rid);
+            }
+            assert_eq!(one.iter().collect::<Vec<_>>(), expected);
+            assert_eq!((one.len(), one.first()), (expected.len(), expected.first().copied()));
+        }
         for (rid, d) in docs.iter().filter(|(rid, _)| *rid > 10) {
             ix.remove(d, *rid);
         }
