@@ -1,12 +1,15 @@
 //! The top-level fields a pipeline reads from its input documents, for the pipelines whose
 //! answer is safe to know from their specification alone (the server's dependency analysis,
-//! `DepsTracker`, narrowed to what is simple to get right): `$match`, `$sort`, `$skip` and
-//! `$limit` stages up to a `$group`, which builds new documents from the fields it names. The
-//! collection then decodes only those fields of each stored document.
+//! `DepsTracker`, narrowed to what is simple to get right): stages that read only the fields
+//! they name (`$match`, `$sort`, `$skip`, `$limit`, `$lookup`, `$unwind`, `$addFields`/`$set`,
+//! `$project`, `$unset`) up to a `$group`, which builds new documents from the fields it names.
+//! The collection then decodes only those fields of each stored document: a field no stage
+//! names reaches the `$group` unread, whatever the stages before it pass on.
 //!
 //! The analysis over-approximates: every field name and every `"$path"` string anywhere in
-//! those stages counts, at any depth (a literal that looks like a path only makes a field be
-//! decoded for nothing). It gives up (`None`: decode everything) on a variable (`"$$ROOT"`,
+//! those stages counts, at any depth (a literal that looks like a path, a `$lookup`'s `as`, a
+//! field a stage adds, only make a field be decoded for nothing), and a `$lookup`'s
+//! `localField`. It gives up (`None`: decode everything) on a variable (`"$$ROOT"`,
 //! `"$$CURRENT"`, any `$$`), on the operators that read fields by computed or implicit names
 //! (`$getField`, `$setField`, `$unsetField`, `$function`, `$accumulator`, `$where`,
 //! `$jsonSchema`), and on any other stage before the `$group`.
@@ -27,7 +30,16 @@ pub fn group_input_fields(stages: &[Bson]) -> Option<Vec<String>> {
         }
         let (name, spec) = d.iter().next()?;
         match name.as_str() {
-            "$match" | "$sort" | "$skip" | "$limit" => collect(spec, &mut fields)?,
+            "$match" | "$sort" | "$skip" | "$limit" | "$unwind" | "$addFields" | "$set" | "$project" | "$unset" => collect(spec, &mut fields)?,
+            "$lookup" => {
+                // `localField` names a local field without a `$`.
+                if let Bson::Document(l) = spec {
+                    if let Some(Bson::String(local)) = l.get("localField") {
+                        add(local, &mut fields);
+                    }
+                }
+                collect(spec, &mut fields)?
+            }
             "$group" => {
                 collect(spec, &mut fields)?;
                 return Some(fields);
@@ -92,6 +104,12 @@ mod tests {
         ]);
         assert_eq!(f, Some(["v", "m", "w", "t", "_id", "sensor", "n", "top", "sortBy", "k", "output", "o"].map(String::from).to_vec()));
         assert_eq!(fields(vec![doc! {"$group": {"_id": null, "n": {"$sum": 1}}}]), Some(["_id", "n"].map(String::from).to_vec()));
+        let f = fields(vec![
+            doc! {"$lookup": {"from": "s", "localField": "sensor.id", "foreignField": "_id", "as": "s"}},
+            doc! {"$unwind": "$tags"},
+            doc! {"$group": {"_id": {"$first": "$s.site"}}},
+        ]);
+        assert_eq!(f, Some(["sensor", "from", "localField", "foreignField", "as", "tags", "_id", "s"].map(String::from).to_vec()));
     }
 
     #[test]
@@ -99,7 +117,8 @@ mod tests {
         assert_eq!(fields(vec![doc! {"$group": {"_id": "$$ROOT"}}]), None);
         assert_eq!(fields(vec![doc! {"$group": {"_id": {"$getField": "a"}}}]), None);
         assert_eq!(fields(vec![doc! {"$match": {"$jsonSchema": {"required": ["a"]}}}, doc! {"$group": {"_id": "$a"}}]), None);
-        assert_eq!(fields(vec![doc! {"$project": {"a": 1}}, doc! {"$group": {"_id": "$a"}}]), None);
+        assert_eq!(fields(vec![doc! {"$sample": {"size": 2}}, doc! {"$group": {"_id": "$a"}}]), None);
+        assert_eq!(fields(vec![doc! {"$replaceWith": "$a"}, doc! {"$group": {"_id": "$b"}}]), None);
         assert_eq!(fields(vec![doc! {"$match": {"a": 1}}]), None);
         assert_eq!(fields(vec![doc! {"$group": {"_id": "$a", "all": {"$push": "$$CURRENT"}}}]), None);
     }
