@@ -28,7 +28,12 @@ pub struct Record {
 impl Record {
     /// The record of `doc` (encoded here, once).
     pub fn encode(doc: &Document) -> Result<Record> {
-        let bytes = super::wire::encode_fast(doc, value::bson_size(doc))?;
+        Record::encode_sized(doc, value::bson_size(doc))
+    }
+
+    /// [`Record::encode`] of a document whose BSON size is known to be `size`.
+    fn encode_sized(doc: &Document, size: usize) -> Result<Record> {
+        let bytes = super::wire::encode_fast(doc, size)?;
         Ok(Record { bytes: bytes.into_boxed_slice() })
     }
 
@@ -274,11 +279,9 @@ impl Collection {
             self.indexes.iter().zip(&affected).map(|(ix, a)| if *a { ix.keys_of(&doc).ok().flatten() } else { None }).collect();
         let id_touched = undo.touches("_id");
         let old_id = if id_touched { doc.get("_id").map(value::hash_key) } else { None };
-        if change(&mut doc, &undo)?.is_none() {
-            return Ok(None);
-        }
+        let Some(new_size) = change(&mut doc, &undo)? else { return Ok(None) };
         self.check_write_where(&doc, rid, id_touched, &affected)?;
-        let rec = Record::encode(&doc)?;
+        let rec = Record::encode_sized(&doc, new_size)?;
         let size = rec.size();
         self.data_size = self.data_size - old_size + size;
         if id_touched {

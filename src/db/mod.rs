@@ -242,11 +242,14 @@ impl Database {
     /// bindings receive). A command nested deeper than the server accepts is refused before it
     /// is decoded (decoding recurses), so the decoded command is not walked a second time.
     pub fn run_command_raw(&mut self, bytes: &[u8]) -> Vec<u8> {
-        let too_deep = bson::RawDocument::from_bytes(bytes).is_ok_and(|raw| crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING));
+        let raw = bson::RawDocument::from_bytes(bytes).ok();
+        let too_deep = raw.is_some_and(|raw| crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING));
         let result = if too_deep {
             self.refuse(nesting_error())
         } else {
-            match Document::from_reader(bytes) {
+            // The fast decoder (an insert command carries every document); on bytes it refuses,
+            // the bson crate's reader, whose error the reply names.
+            match raw.and_then(|raw| crate::value::raw::decode(raw).ok()).map_or_else(|| Document::from_reader(bytes), Ok) {
                 Ok(cmd) => self.execute(&cmd),
                 Err(e) => self.refuse(Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}"))),
             }

@@ -65,7 +65,11 @@ fn bad(msg: &str) -> Error {
 }
 
 pub(super) fn read(bytes: &[u8]) -> Result<Database> {
-    let snap = Document::from_reader(bytes).map_err(|e| Error::new(ErrorKind::InvalidBSON, format!("invalid snapshot: {e}")))?;
+    let fast = bson::RawDocument::from_bytes(bytes).ok().and_then(|raw| crate::value::raw::decode(raw).ok());
+    let snap = match fast {
+        Some(d) => d,
+        None => Document::from_reader(bytes).map_err(|e| Error::new(ErrorKind::InvalidBSON, format!("invalid snapshot: {e}")))?,
+    };
     if snap.get_str("format").ok() != Some(FORMAT) {
         return Err(bad("not a Pattern Playground snapshot"));
     }
