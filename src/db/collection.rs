@@ -54,7 +54,12 @@ impl Record {
 
     /// The document's `_id`, read in place (null when absent).
     pub fn id(&self) -> Bson {
-        self.raw().ok().and_then(|r| r.get("_id").ok().flatten()).and_then(|v| Bson::try_from(v).ok()).unwrap_or(Bson::Null)
+        self.stored_id().unwrap_or(Bson::Null)
+    }
+
+    /// The document's `_id`, read in place, when it has one.
+    fn stored_id(&self) -> Option<Bson> {
+        self.raw().ok().and_then(|r| r.get("_id").ok().flatten()).and_then(|v| Bson::try_from(v).ok())
     }
 
     /// The document, decoded.
@@ -146,14 +151,7 @@ impl Collection {
     pub fn rid_by_id(&self, id: &Bson) -> Option<u64> {
         match &self.id_index {
             Some(ix) => ix.get(&value::hash_key(id)).copied(),
-            None => self
-                .records
-                .iter()
-                .find(|(_, r)| {
-                    let stored = r.raw().ok().and_then(|raw| raw.get("_id").ok().flatten()).and_then(|v| Bson::try_from(v).ok());
-                    stored.is_some_and(|v| value::equal(&v, id))
-                })
-                .map(|(k, _)| *k),
+            None => self.records.iter().find(|(_, r)| r.stored_id().is_some_and(|v| value::equal(&v, id))).map(|(k, _)| *k),
         }
     }
 
