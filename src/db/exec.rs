@@ -160,8 +160,14 @@ pub(crate) fn select(
     .map_err(|e| filter.executor_error(e))?;
     env.add_keys_examined(keys);
     if let (Some(s), false) = (sort, plan.provides_sort()) {
+        // The sort reads only its key fields: only those are decoded (nothing for `$natural`).
+        let tops: Vec<String> = match s {
+            Sort::Spec(spec) => spec.keys().into_iter().map(|(p, _)| p.split('.').next().unwrap_or(&p).to_string()).collect(),
+            Sort::Natural { .. } => Vec::new(),
+        };
+        let keep = |name: &str| tops.iter().any(|t| t == name);
         let mut with_docs: Vec<(u64, MatchDetails, Document)> =
-            found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| r.doc().map(|doc| (rid, d, doc)))).collect::<Result<_>>()?;
+            found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| r.doc_with(&keep).map(|doc| (rid, d, doc)))).collect::<Result<_>>()?;
         s.apply(&mut with_docs, |(_, _, d)| d);
         found = with_docs.into_iter().map(|(rid, d, _)| (rid, d)).collect();
     }

@@ -171,3 +171,31 @@ proptest! {
         prop_assert!(fast.to_vec().unwrap() == slow.to_vec().unwrap(), "{:?}: {} vs {}", stages, fast, slow);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, max_shrink_iters: 200, ..ProptestConfig::default() })]
+
+    /// A find's in-memory sort decodes only the sort's fields; its order is the sort
+    /// specification's over whole documents (stable: ties keep natural order).
+    #[test]
+    fn a_sort_over_its_fields_orders_as_over_whole_documents(
+        docs in prop::collection::vec(document(), 0..10),
+        sort in prop::sample::select(vec![doc! {"v": 1}, doc! {"a.b": -1, "v": 1}, doc! {"a": 1, "c.1.a": -1}, doc! {"b": -1}]),
+    ) {
+        let mut db = pattern_playground::db::Database::new();
+        let mut stored = Vec::new();
+        for (i, mut d) in docs.into_iter().enumerate() {
+            d.insert("_id", i as i32);
+            let r = db.run_command(&doc! {"insert": "c", "documents": [d.clone()]});
+            if r.get_i32("n").ok() == Some(1) {
+                stored.push(d);
+            }
+        }
+        let spec = pattern_playground::query::sort::SortSpec::parse_find(&sort).unwrap();
+        stored.sort_by(|a, b| spec.compare(a, b));
+        let expected: Vec<Bson> = stored.iter().map(|d| d.get("_id").cloned().unwrap()).collect();
+        let reply = db.run_command(&doc! {"find": "c", "filter": {}, "sort": sort.clone(), "batchSize": 1000});
+        let got: Vec<Bson> = reply.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().get("_id").cloned().unwrap()).collect();
+        prop_assert_eq!(got, expected, "{}", sort);
+    }
+}
