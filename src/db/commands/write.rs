@@ -295,8 +295,17 @@ pub(crate) fn update_statement(
     Ok(result)
 }
 
+/// What a delete statement removed: how many documents, and the first of them (a `deleteMany`
+/// keeps none: holding every removed document decoded would take many times the collection's
+/// size).
+#[derive(Debug, Default)]
+pub(crate) struct Removed {
+    pub n: usize,
+    pub first: Option<Document>,
+}
+
 /// Runs one delete statement: removes the first matching document (after `sort`) when
-/// `just_one`, else every match. Returns the removed documents.
+/// `just_one`, else every match.
 pub(crate) fn delete_statement(
     db: &mut Database,
     dbname: &str,
@@ -307,12 +316,12 @@ pub(crate) fn delete_statement(
     hint: Option<&Bson>,
     operation: &str,
     env: &Env,
-) -> Result<Vec<Document>> {
+) -> Result<Removed> {
     db.check_not_view(dbname, coll)?;
     let filter = Filter::parse(q, env)?.with_hint(hint).in_executor(executor_context(operation));
     let sort = Sort::parse(sort)?;
     let targets = match db.collection(dbname, coll) {
-        None => return Ok(Vec::new()),
+        None => return Ok(Removed::default()),
         Some(c) => {
             if just_one {
                 exec::select(c, &filter, sort.as_ref(), 0, 1, env)?
@@ -321,7 +330,7 @@ pub(crate) fn delete_statement(
             }
         }
     };
-    let mut removed = Vec::new();
+    let mut removed = Removed::default();
     for (rid, _) in targets {
         let Some(c) = db.collection_mut(dbname, coll) else { break };
         if let Some(doc) = c.remove(rid)? {
@@ -334,7 +343,10 @@ pub(crate) fn delete_statement(
                 changed_paths: doc.keys().cloned().collect(),
                 op: WriteOp::Delete,
             });
-            removed.push(doc);
+            removed.n += 1;
+            if just_one {
+                removed.first = Some(doc);
+            }
         }
     }
     Ok(removed)
