@@ -609,10 +609,15 @@ impl Index {
     /// Records `doc`'s keys for record `rid`.
     pub fn add(&mut self, doc: &Document, rid: u64) {
         if let Ok(Some((keys, paths))) = self.keys_with_multikey(doc) {
-            self.note_multikey_paths(paths);
-            for k in keys {
-                self.entries.entry(self.index_key(&k)).or_default().insert(rid);
-            }
+            self.add_keys(keys, paths, rid);
+        }
+    }
+
+    /// Records keys (and the array paths met making them) for record `rid`.
+    fn add_keys(&mut self, keys: Vec<Document>, paths: Vec<Vec<String>>, rid: u64) {
+        self.note_multikey_paths(paths);
+        for k in keys {
+            self.entries.entry(self.index_key(&k)).or_default().insert(rid);
         }
     }
 
@@ -621,12 +626,14 @@ impl Index {
     /// appeared along the key paths (an update of other fields), so an update does not pay for
     /// the index entries of a key that many records share.
     pub fn rekey(&mut self, old: Option<Vec<Document>>, doc: &Document, rid: u64) {
-        if let (Some(old), Ok(Some((keys, paths)))) = (&old, self.keys_with_multikey(doc)) {
+        // The new keys are made once, for the comparison and for adding them.
+        let new = self.keys_with_multikey(doc);
+        if let (Some(old), Ok(Some((keys, paths)))) = (&old, &new) {
             let known = match &self.wildcard {
                 Some(w) => paths.iter().flatten().all(|p| w.multikey.contains(p)),
-                None => self.multikey_paths.iter().zip(&paths).all(|(k, p)| p.iter().all(|x| k.contains(x))),
+                None => self.multikey_paths.iter().zip(paths).all(|(k, p)| p.iter().all(|x| k.contains(x))),
             };
-            let same = old.len() == keys.len() && old.iter().zip(&keys).all(|(a, b)| key_bytes(a) == key_bytes(b));
+            let same = old.len() == keys.len() && old.iter().zip(keys).all(|(a, b)| key_bytes(a) == key_bytes(b));
             if known && same {
                 return;
             }
@@ -634,7 +641,9 @@ impl Index {
         if let Some(old) = old {
             self.remove_keys(&old, rid);
         }
-        self.add(doc, rid);
+        if let Ok(Some((keys, paths))) = new {
+            self.add_keys(keys, paths, rid);
+        }
     }
 
     /// Forgets `doc`'s keys for record `rid`.
