@@ -31,8 +31,8 @@ fn growth<T>(f: impl FnOnce() -> T) -> (usize, T) {
 }
 
 fn main() {
-    // The representations the engine could keep, for comparison: decoded `Document`s (what the
-    // collection stores today) and raw BSON bytes (`RawDocumentBuf`).
+    // The representations the engine could keep, for comparison: decoded `Document`s, raw BSON
+    // bytes (`RawDocumentBuf`) and the collection's records (exactly sized bytes, what it stores).
     let bytes: Vec<Vec<u8>> = {
         let mut rng = workloads::Lcg::new(23);
         (0..DOCS).map(|i| reading(i, &mut rng).to_vec().unwrap()).collect()
@@ -42,18 +42,23 @@ fn main() {
     drop(kept);
     let (raw, kept) = growth(|| bytes.iter().map(|b| bson::RawDocumentBuf::from_bytes(b.clone()).unwrap()).collect::<Vec<_>>());
     drop(kept);
+    let docs: Vec<bson::Document> = bytes.iter().map(|b| bson::Document::from_reader(b.as_slice()).unwrap()).collect();
+    let (records, kept) = growth(|| docs.iter().map(|d| pattern_playground::db::Record::encode(d).unwrap()).collect::<Vec<_>>());
+    drop(kept);
     println!(
-        "memory: as decoded Documents {:.1} bytes per document ({:.2}x BSON; size_of Bson = {}, Document = {}); as RawDocumentBuf {:.1} ({:.2}x)",
+        "memory: as decoded Documents {:.1} bytes per document ({:.2}x BSON; size_of Bson = {}, Document = {}); as RawDocumentBuf {:.1} ({:.2}x); as records {:.1} ({:.2}x, size_of Record = {})",
         decoded as f64 / DOCS as f64,
         decoded as f64 / bson_total as f64,
         std::mem::size_of::<Bson>(),
         std::mem::size_of::<bson::Document>(),
         raw as f64 / DOCS as f64,
         raw as f64 / bson_total as f64,
+        records as f64 / DOCS as f64,
+        records as f64 / bson_total as f64,
+        std::mem::size_of::<pattern_playground::db::Record>(),
     );
-    // Where a collection's bytes go: the same documents in a bare `Collection` (documents,
+    // Where a collection's bytes go: the same documents in a bare `Collection` (records,
     // records map, `_id` map and `_id_` index), then its two `_id` structures alone.
-    let docs: Vec<bson::Document> = bytes.iter().map(|b| bson::Document::from_reader(b.as_slice()).unwrap()).collect();
     let (whole, kept) = growth(|| {
         let mut c = pattern_playground::db::Collection::new("test", "c", bson::Document::new(), [0; 16]);
         for d in &docs {
@@ -75,12 +80,12 @@ fn main() {
     drop(docs);
     let per = |n: usize| n as f64 / DOCS as f64;
     println!(
-        "memory: a Collection of them {:.1} bytes per document = documents {:.1} + `_id_` index entries {:.1} + `_id` hash map {:.1} + records map and the rest {:.1}",
+        "memory: a Collection of them {:.1} bytes per document = records {:.1} + `_id_` index entries {:.1} + `_id` hash map {:.1} + records map and the rest {:.1}",
         per(whole),
-        per(decoded),
+        per(records),
         per(id_index),
         per(id_map),
-        per(whole.saturating_sub(decoded + id_index + id_map)),
+        per(whole.saturating_sub(records + id_index + id_map)),
     );
     drop(bytes);
 

@@ -36,8 +36,9 @@ fn write_extjson(out: &mut Vec<u8>, doc: &Document, canonical: bool) {
 /// The collection as Extended JSON lines, in natural order (`mongoexport`'s output).
 pub fn collection_to_extjson(c: &Collection, canonical: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(c.data_size() * 2);
-    for (_, rec) in c.iter() {
-        write_extjson(&mut out, &rec.doc, canonical);
+    // Stored documents always decode (the engine wrote them).
+    for doc in c.iter().filter_map(|(_, rec)| rec.doc().ok()) {
+        write_extjson(&mut out, &doc, canonical);
         out.push(b'\n');
     }
     out
@@ -47,8 +48,7 @@ pub fn collection_to_extjson(c: &Collection, canonical: bool) -> Vec<u8> {
 pub fn collection_to_bson(c: &Collection) -> Vec<u8> {
     let mut out = Vec::with_capacity(c.data_size());
     for (_, rec) in c.iter() {
-        // A stored document always encodes (it was checked on the way in).
-        let _ = rec.doc.to_writer(&mut out);
+        out.extend_from_slice(rec.bytes());
     }
     out
 }

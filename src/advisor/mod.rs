@@ -123,10 +123,11 @@ fn walk_arrays(prefix: &str, d: &Document, id: &Bson, t: &Thresholds, stats: &mu
 fn large_arrays(c: &Collection, t: &Thresholds, out: &mut Vec<Document>) {
     let mut stats: BTreeMap<String, ArrayStats> = BTreeMap::new();
     let mut seen = Vec::new();
-    for (_, rec) in c.iter() {
-        let id = rec.doc.get("_id").cloned().unwrap_or(Bson::Null);
+    // Stored documents always decode (the engine wrote them).
+    for doc in c.iter().filter_map(|(_, rec)| rec.doc().ok()) {
+        let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
         seen.clear();
-        walk_arrays("", &rec.doc, &id, t, &mut stats, &mut seen);
+        walk_arrays("", &doc, &id, t, &mut stats, &mut seen);
     }
     for (path, s) in stats {
         if s.over == 0 {
@@ -148,7 +149,7 @@ fn bloated_documents(c: &Collection, t: &Thresholds, out: &mut Vec<Document>) {
     if c.is_empty() {
         return;
     }
-    let mut sizes: Vec<usize> = c.iter().map(|(_, r)| r.size).collect();
+    let mut sizes: Vec<usize> = c.iter().map(|(_, r)| r.size()).collect();
     let mid = sizes.len() / 2;
     let median = if sizes.len() % 2 == 1 {
         *sizes.select_nth_unstable(mid).1 as f64
@@ -162,14 +163,15 @@ fn bloated_documents(c: &Collection, t: &Thresholds, out: &mut Vec<Document>) {
     let mut above_median = Vec::new();
     let (mut n_limit, mut n_median) = (0u64, 0u64);
     for (_, rec) in c.iter() {
-        let id = rec.doc.get("_id").cloned().unwrap_or(Bson::Null);
-        let entry = || Bson::Document(doc! {"_id": id.clone(), "bytes": number(rec.size as u64)});
-        if rec.size >= t.document_bytes {
+        let size = rec.size();
+        let id = rec.id();
+        let entry = || Bson::Document(doc! {"_id": id.clone(), "bytes": number(size as u64)});
+        if size >= t.document_bytes {
             n_limit += 1;
             if near_limit.len() < MAX_EVIDENCE {
                 near_limit.push(entry());
             }
-        } else if rec.size as f64 >= relative {
+        } else if size as f64 >= relative {
             n_median += 1;
             if above_median.len() < MAX_EVIDENCE {
                 above_median.push(entry());

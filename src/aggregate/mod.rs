@@ -17,6 +17,7 @@
 
 pub(crate) mod accumulator;
 pub mod accumulators;
+pub mod deps;
 pub(crate) mod projection;
 pub(crate) mod slots;
 pub(crate) mod sort_key;
@@ -186,12 +187,14 @@ impl Pipeline {
         self.run_refs(input.iter().collect(), 0, cx)
     }
 
-    /// [`Pipeline::run`] over borrowed documents (a collection's, read in place). With
-    /// `matched_first`, the input already passed the leading `$match` (the query planner ran it).
-    pub fn run_on_refs(&self, input: Vec<&Document>, matched_first: bool, catalog: &dyn Catalog, env: &Env) -> Result<Output> {
+    /// [`Pipeline::run`] over a stream of documents (a collection's, decoded one at a time as
+    /// the stages pull them). With `matched_first`, the input already passed the leading
+    /// `$match` (the query planner ran it).
+    pub fn run_on_stream<'a>(&self, input: impl Iterator<Item = Result<Document>> + 'a, matched_first: bool, catalog: &dyn Catalog, env: &Env) -> Result<Output> {
         let cx = RunCtx { catalog, env };
         let from = usize::from(matched_first && self.stages.first().is_some_and(|s| s.as_filter().is_some()));
-        let docs = self.run_refs(input, from, &cx)?;
+        let source: DocStream = Box::new(input);
+        let docs = stage::chain(&self.stages[from.min(self.stages.len())..], source, &cx).collect::<Result<Vec<_>>>()?;
         let out = self.stages.last().and_then(|s| s.out_target());
         Ok(Output { docs, out })
     }

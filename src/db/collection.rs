@@ -1,10 +1,11 @@
-//! One collection in memory: documents in natural (insertion) order keyed by a record id, the
-//! `_id` index (a hash map from the `_id` value to its record) and the other indexes' specs with
-//! unique-key maps. Writes check everything first and change nothing when a check fails.
+//! One collection in memory: documents in natural (insertion) order keyed by a record id, each
+//! stored as its BSON bytes (a [`Record`]; readers decode what they need), the `_id` index (a
+//! hash map from the `_id` value to its record) and the other indexes' specs with unique-key
+//! maps. Writes check everything first and change nothing when a check fails.
 
 use std::collections::{BTreeMap, HashMap};
 
-use bson::{Bson, Document};
+use bson::{Bson, Document, RawDocument};
 
 use crate::env::Env;
 use crate::error::{Error, ErrorKind, Result};
@@ -14,11 +15,69 @@ use crate::value;
 
 use super::index::{self, Index};
 
-/// A stored document and its BSON size.
+/// A stored document: its BSON bytes, exactly (the length is its BSON size). Holding bytes
+/// rather than a decoded `Document` keeps a collection near the size of its data (a decoded
+/// document of 64 BSON bytes takes more than 1 000 bytes of heap). Readers decode on demand
+/// ([`Record::doc`]), read fields in place ([`Record::raw`]) or copy the bytes as they are (a
+/// find's reply, see `wire.rs`).
 #[derive(Debug, Clone)]
 pub struct Record {
-    pub doc: Document,
-    pub size: usize,
+    bytes: Box<[u8]>,
+}
+
+impl Record {
+    /// The record of `doc` (encoded here, once).
+    pub fn encode(doc: &Document) -> Result<Record> {
+        Record::encode_sized(doc, value::bson_size(doc))
+    }
+
+    /// [`Record::encode`] of a document whose BSON size is known to be `size`.
+    fn encode_sized(doc: &Document, size: usize) -> Result<Record> {
+        let bytes = super::wire::encode_fast(doc, size)?;
+        Ok(Record { bytes: bytes.into_boxed_slice() })
+    }
+
+    /// The document's BSON size.
+    pub fn size(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The document's BSON bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The document, to read in place.
+    pub fn raw(&self) -> Result<&RawDocument> {
+        RawDocument::from_bytes(&self.bytes).map_err(stored_bson_error)
+    }
+
+    /// The document's `_id`, read in place (null when absent).
+    pub fn id(&self) -> Bson {
+        self.stored_id().unwrap_or(Bson::Null)
+    }
+
+    /// The document's `_id`, read in place, when it has one.
+    fn stored_id(&self) -> Option<Bson> {
+        self.raw().ok().and_then(|r| r.get("_id").ok().flatten()).and_then(|v| Bson::try_from(v).ok())
+    }
+
+    /// The document, decoded.
+    pub fn doc(&self) -> Result<Document> {
+        value::raw::decode(self.raw()?).map_err(stored_bson_error)
+    }
+
+    /// The document with only the top-level fields for which `keep` is true (for a reader that
+    /// reads no other field).
+    pub fn doc_with(&self, keep: &dyn Fn(&str) -> bool) -> Result<Document> {
+        value::raw::decode_fields(self.raw()?, keep).map_err(stored_bson_error)
+    }
+}
+
+/// A stored document that does not decode (it cannot happen for bytes the engine wrote; an
+/// error all the same, never a panic).
+fn stored_bson_error(e: bson::error::Error) -> Error {
+    Error::new(ErrorKind::InternalError, format!("stored document is not valid BSON: {e}"))
 }
 
 /// One collection.
@@ -79,6 +138,11 @@ impl Collection {
         self.records.iter().map(|(k, v)| (*k, v))
     }
 
+    /// Every document, decoded, in natural order.
+    pub fn documents(&self) -> Result<Vec<Document>> {
+        self.records.values().map(Record::doc).collect()
+    }
+
     pub fn get(&self, rid: u64) -> Option<&Record> {
         self.records.get(&rid)
     }
@@ -87,7 +151,7 @@ impl Collection {
     pub fn rid_by_id(&self, id: &Bson) -> Option<u64> {
         match &self.id_index {
             Some(ix) => ix.get(&value::hash_key(id)).copied(),
-            None => self.records.iter().find(|(_, r)| r.doc.get("_id").map(|v| value::equal(v, id)).unwrap_or(false)).map(|(k, _)| *k),
+            None => self.records.iter().find(|(_, r)| r.stored_id().is_some_and(|v| value::equal(&v, id))).map(|(k, _)| *k),
         }
     }
 
@@ -168,33 +232,34 @@ impl Collection {
     pub fn insert(&mut self, doc: Document) -> Result<u64> {
         let rid = self.next_rid;
         self.check_write(&doc, rid)?;
+        let rec = Record::encode(&doc)?;
         self.next_rid += 1;
         self.index_add(&doc, rid);
-        let size = value::bson_size(&doc);
-        self.data_size += size;
-        self.records.insert(rid, Record { doc, size });
+        self.data_size += rec.size();
+        self.records.insert(rid, rec);
         Ok(rid)
     }
 
     /// Replaces record `rid` with `doc` after the checks (the record keeps its place).
     pub fn replace(&mut self, rid: u64, doc: Document) -> Result<()> {
         self.check_write(&doc, rid)?;
-        let Some(old) = self.records.remove(&rid) else { return Ok(()) };
-        self.index_remove(&old.doc, rid);
-        self.data_size -= old.size;
+        let Some(old) = self.records.get(&rid) else { return Ok(()) };
+        let (old_doc, old_size) = (old.doc()?, old.size());
+        let rec = Record::encode(&doc)?;
+        self.index_remove(&old_doc, rid);
         self.index_add(&doc, rid);
-        let size = value::bson_size(&doc);
-        self.data_size += size;
-        self.records.insert(rid, Record { doc, size });
+        self.data_size = self.data_size - old_size + rec.size();
+        self.records.insert(rid, rec);
         Ok(())
     }
 
-    /// Updates record `rid` in place: `save` keeps aside what restores the document (see
-    /// [`Undo`]: the top-level fields an update changes), `change` edits the stored document
-    /// itself (knowing what was kept) and returns its new BSON size when it modified it. When `change` fails, or the
-    /// result fails the write checks (`_id`, unique keys), the record is restored from what was
-    /// kept aside and the error returned. Only the indexes whose keys can change (those on a
-    /// field the update touches) are checked and moved.
+    /// Updates record `rid`: its document is decoded once, `save` keeps aside what the update
+    /// touches (see [`Undo`]: the top-level fields it changes, which tell which indexes can
+    /// change), `change` edits the decoded document (knowing what was kept) and returns its new
+    /// BSON size when it modified it, and the result is encoded once into the record. When
+    /// `change` fails, or the result fails the write checks (`_id`, unique keys), the stored
+    /// bytes were never touched and the error is returned. Only the indexes whose keys can change
+    /// (those on a field the update touches) are checked and moved.
     /// Returns the new BSON size when the document was modified. Used where no one needs the old
     /// document (no validator, no returned before-image).
     pub fn update_in_place(
@@ -203,37 +268,19 @@ impl Collection {
         save: impl FnOnce(&Document) -> Undo,
         change: impl FnOnce(&mut Document, &Undo) -> Result<Option<usize>>,
     ) -> Result<Option<usize>> {
-        let Some(rec) = self.records.get_mut(&rid) else { return Ok(None) };
-        let undo = save(&rec.doc);
+        let Some(rec) = self.records.get(&rid) else { return Ok(None) };
+        let mut doc = rec.doc()?;
+        let old_size = rec.size();
+        let undo = save(&doc);
         let affected: Vec<bool> = self.indexes.iter().map(|ix| ix.may_change(|f| undo.touches(f))).collect();
-        let old_keys: Vec<Option<Vec<Document>>> = self
-            .indexes
-            .iter()
-            .zip(&affected)
-            .map(|(ix, a)| if *a { ix.keys_of(&rec.doc).ok().flatten() } else { None })
-            .collect();
+        let old_keys: Vec<Option<Vec<Document>>> =
+            self.indexes.iter().zip(&affected).map(|(ix, a)| if *a { ix.keys_of(&doc).ok().flatten() } else { None }).collect();
         let id_touched = undo.touches("_id");
-        let old_id = if id_touched { rec.doc.get("_id").map(value::hash_key) } else { None };
-        let old_size = rec.size;
-        let mut doc = std::mem::take(&mut rec.doc);
-        let checked = change(&mut doc, &undo).and_then(|size| match size {
-            Some(size) => self.check_write_where(&doc, rid, id_touched, &affected).map(|_| Some(size)),
-            None => Ok(None),
-        });
-        let Some(rec) = self.records.get_mut(&rid) else { return Ok(None) };
-        let size = match checked {
-            Ok(Some(size)) => size,
-            Ok(None) => {
-                rec.doc = doc;
-                return Ok(None);
-            }
-            Err(e) => {
-                undo.restore(&mut doc);
-                rec.doc = doc;
-                return Err(e);
-            }
-        };
-        rec.size = size;
+        let old_id = if id_touched { doc.get("_id").map(value::hash_key) } else { None };
+        let Some(new_size) = change(&mut doc, &undo)? else { return Ok(None) };
+        self.check_write_where(&doc, rid, id_touched, &affected)?;
+        let rec = Record::encode_sized(&doc, new_size)?;
+        let size = rec.size();
         self.data_size = self.data_size - old_size + size;
         if id_touched {
             let new_id = doc.get("_id").map(value::hash_key);
@@ -253,16 +300,18 @@ impl Collection {
                 ix.rekey(old, &doc, rid);
             }
         }
-        rec.doc = doc;
+        self.records.insert(rid, rec);
         Ok(Some(size))
     }
 
-    /// Removes record `rid`, returning its document.
-    pub fn remove(&mut self, rid: u64) -> Option<Document> {
-        let old = self.records.remove(&rid)?;
-        self.index_remove(&old.doc, rid);
-        self.data_size -= old.size;
-        Some(old.doc)
+    /// Removes record `rid`, returning its document (`None` when there is no such record).
+    pub fn remove(&mut self, rid: u64) -> Result<Option<Document>> {
+        let Some(old) = self.records.get(&rid) else { return Ok(None) };
+        let doc = old.doc()?;
+        self.data_size -= old.size();
+        self.records.remove(&rid);
+        self.index_remove(&doc, rid);
+        Ok(Some(doc))
     }
 
     /// Removes every document (indexes stay).
@@ -281,7 +330,12 @@ impl Collection {
     /// leaving the collection as it was, on a duplicate key of a unique index or a document whose
     /// keys cannot be generated.
     pub fn add_index(&mut self, mut index: Index) -> Result<()> {
-        index.bulk_load(&self.ns, self.records.iter().map(|(rid, r)| (*rid, &r.doc)))?;
+        // The keys are made of the key fields only: the other fields are not decoded (all of
+        // them are for a partial or `$**` index).
+        let all = index.may_change(|_| false);
+        let fields: Vec<String> = index.key.keys().map(|f| f.split('.').next().unwrap_or(f).to_string()).collect();
+        let keep = move |name: &str| all || fields.iter().any(|f| f == name);
+        index.bulk_load(&self.ns, self.records.iter().map(|(rid, r)| r.doc_with(&keep).map(|d| (*rid, d))))?;
         self.indexes.push(index);
         Ok(())
     }
@@ -349,9 +403,9 @@ mod tests {
         assert_eq!(e.code_num(), 11000);
         assert_eq!(e.message, "E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }");
         c.replace(a, doc! {"_id": 2, "x": 10}).unwrap();
-        let ids: Vec<_> = c.iter().map(|(_, r)| r.doc.get("_id").cloned().unwrap()).collect();
+        let ids: Vec<_> = c.iter().map(|(_, r)| r.doc().unwrap().get("_id").cloned().unwrap()).collect();
         assert_eq!(ids, vec![Bson::Int32(2), Bson::Int32(1)]);
-        c.remove(a);
+        c.remove(a).unwrap();
         assert_eq!(c.len(), 1);
         assert_eq!(c.data_size(), value::bson_size(&doc! {"_id": 1, "x": 2}));
     }

@@ -155,10 +155,10 @@ impl Database {
                         rids.pop_front();
                         continue;
                     };
-                    if !out.is_empty() && bytes + rec.size > max_bytes {
+                    if !out.is_empty() && bytes + rec.size() > max_bytes {
                         return (Cut::Stored(out), false);
                     }
-                    bytes += rec.size;
+                    bytes += rec.size();
                     out.push(rid);
                     rids.pop_front();
                 }

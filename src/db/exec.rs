@@ -79,12 +79,6 @@ impl<'a> Filter<'a> {
         self.matcher.as_ref()
     }
 
-    fn match_details(&self, doc: &Document, env: &Env) -> Result<MatchDetails> {
-        match &self.matcher {
-            Some(m) => m.match_details(doc, env),
-            None => Ok(MatchDetails { matched: true, elem_index: None }),
-        }
-    }
 }
 
 /// The records matching `filter` with the array position each match used, in plan order (index
@@ -149,8 +143,15 @@ pub(crate) fn select(
     let mut found: Vec<(u64, MatchDetails)> = Vec::new();
     let keys = planner::execute(coll, &plan, |rid| {
         let Some(r) = coll.get(rid) else { return Ok(true) };
-        env.add_docs_examined(1, r.size as u64);
-        let d = if exact { MatchDetails { matched: true, elem_index: None } } else { filter.match_details(&r.doc, env)? };
+        env.add_docs_examined(1, r.size() as u64);
+        let d = match (&filter.matcher, exact) {
+            (None, _) | (_, true) => MatchDetails { matched: true, elem_index: None },
+            // Read in place when the filter allows it, else decoded.
+            (Some(m), false) => match m.match_details_raw(r.raw()?, env)? {
+                Some(d) => d,
+                None => m.match_details(&r.doc()?, env)?,
+            },
+        };
         if d.matched {
             found.push((rid, d));
         }
@@ -159,8 +160,14 @@ pub(crate) fn select(
     .map_err(|e| filter.executor_error(e))?;
     env.add_keys_examined(keys);
     if let (Some(s), false) = (sort, plan.provides_sort()) {
-        let mut with_docs: Vec<(u64, MatchDetails, &Document)> =
-            found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| (rid, d, &r.doc))).collect();
+        // The sort reads only its key fields: only those are decoded (nothing for `$natural`).
+        let tops: Vec<String> = match s {
+            Sort::Spec(spec) => spec.keys().into_iter().map(|(p, _)| p.split('.').next().unwrap_or(&p).to_string()).collect(),
+            Sort::Natural { .. } => Vec::new(),
+        };
+        let keep = |name: &str| tops.iter().any(|t| t == name);
+        let mut with_docs: Vec<(u64, MatchDetails, Document)> =
+            found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| r.doc_with(&keep).map(|doc| (rid, d, doc)))).collect::<Result<_>>()?;
         s.apply(&mut with_docs, |(_, _, d)| d);
         found = with_docs.into_iter().map(|(rid, d, _)| (rid, d)).collect();
     }

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{btree_set, BTreeMap, BTreeSet};
 
 use bson::{doc, Bson, Document};
 
@@ -16,6 +16,119 @@ use crate::value;
 use crate::value::display;
 
 use super::wildcard::{self, Wildcard};
+
+/// The record ids holding one key, ascending: one inline (every key of a unique index; no
+/// allocation), a short sorted vector, or a B-tree set once more than [`FEW_RIDS`] records share
+/// the key, so that adding or removing one record of a key that many share costs O(log n), not
+/// the number of records (a `deleteMany` over an index with few distinct values would otherwise
+/// be quadratic).
+#[derive(Debug, Clone)]
+pub enum Rids {
+    One(u64),
+    Few(Vec<u64>),
+    Many(BTreeSet<u64>),
+}
+
+/// The most record ids a key keeps in a vector.
+pub const FEW_RIDS: usize = 32;
+
+impl Default for Rids {
+    fn default() -> Rids {
+        Rids::Few(Vec::new())
+    }
+}
+
+impl Rids {
+    /// Record ids given ascending.
+    fn from_sorted(rids: Vec<u64>) -> Rids {
+        match rids.len() {
+            1 => Rids::One(rids[0]),
+            n if n > FEW_RIDS => Rids::Many(rids.into_iter().collect()),
+            _ => Rids::Few(rids),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Rids::One(_) => 1,
+            Rids::Few(v) => v.len(),
+            Rids::Many(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The smallest record id.
+    pub fn first(&self) -> Option<u64> {
+        match self {
+            Rids::One(r) => Some(*r),
+            Rids::Few(v) => v.first().copied(),
+            Rids::Many(s) => s.first().copied(),
+        }
+    }
+
+    /// The record ids, ascending.
+    pub fn iter(&self) -> RidsIter<'_> {
+        match self {
+            Rids::One(r) => RidsIter::Few(std::slice::from_ref(r).iter()),
+            Rids::Few(v) => RidsIter::Few(v.iter()),
+            Rids::Many(s) => RidsIter::Many(s.iter()),
+        }
+    }
+
+    fn insert(&mut self, rid: u64) {
+        match self {
+            Rids::Few(v) if v.is_empty() => *self = Rids::One(rid),
+            Rids::One(r) if *r == rid => {}
+            Rids::One(r) => *self = Rids::Few(if *r < rid { vec![*r, rid] } else { vec![rid, *r] }),
+            Rids::Few(v) => {
+                if let Err(pos) = v.binary_search(&rid) {
+                    v.insert(pos, rid);
+                }
+                if v.len() > FEW_RIDS {
+                    *self = Rids::Many(std::mem::take(v).into_iter().collect());
+                }
+            }
+            Rids::Many(s) => {
+                s.insert(rid);
+            }
+        }
+    }
+
+    fn remove(&mut self, rid: u64) {
+        match self {
+            Rids::One(r) if *r == rid => *self = Rids::Few(Vec::new()),
+            Rids::One(_) => {}
+            Rids::Few(v) => {
+                if let Ok(pos) = v.binary_search(&rid) {
+                    v.remove(pos);
+                }
+            }
+            Rids::Many(s) => {
+                s.remove(&rid);
+            }
+        }
+    }
+}
+
+/// The record ids of a key, ascending (see [`Rids::iter`]).
+pub enum RidsIter<'a> {
+    Few(std::slice::Iter<'a, u64>),
+    Many(btree_set::Iter<'a, u64>),
+}
+
+impl Iterator for RidsIter<'_> {
+    type Item = u64;
+
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            RidsIter::Few(i) => i.next().copied(),
+            RidsIter::Many(i) => i.next().copied(),
+        }
+    }
+}
 
 /// The name of the `_id` index.
 pub const ID_INDEX_NAME: &str = "_id_";
@@ -34,7 +147,7 @@ pub struct Index {
     /// Index order of each key field: `true` for descending.
     descending: Vec<bool>,
     /// The keys in index order, each with the record ids holding it (ascending).
-    entries: BTreeMap<IndexKey, Vec<u64>>,
+    entries: BTreeMap<IndexKey, Rids>,
     /// True once a document put several keys in the index (an array on a key path).
     pub multikey: bool,
     /// Per key field, the paths of the arrays documents had along it (the server's
@@ -430,12 +543,11 @@ impl Index {
 
     /// A key document (`{ field: value, .. }`) as this index orders it.
     pub fn index_key(&self, key: &Document) -> IndexKey {
-        IndexKey(
-            key.values()
-                .zip(&self.descending)
-                .map(|(v, desc)| if *desc { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) })
-                .collect(),
-        )
+        // Exactly sized: collected from the document's values, a vector would start with room
+        // for four parts (480 bytes for a one-field key), and the index keeps every key.
+        let mut parts = Vec::with_capacity(key.len().min(self.descending.len()));
+        parts.extend(key.values().zip(&self.descending).map(|(v, desc)| if *desc { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) }));
+        IndexKey(parts)
     }
 
     /// Whether key field `i` is descending.
@@ -444,13 +556,13 @@ impl Index {
     }
 
     /// The keys in index order with their record ids.
-    pub fn entries(&self) -> &BTreeMap<IndexKey, Vec<u64>> {
+    pub fn entries(&self) -> &BTreeMap<IndexKey, Rids> {
         &self.entries
     }
 
     /// The number of keys.
     pub fn key_count(&self) -> usize {
-        self.entries.values().map(Vec::len).sum()
+        self.entries.values().map(Rids::len).sum()
     }
 
     /// Checks that `doc` (to be stored as record `rid`) would not duplicate a key of this unique
@@ -462,7 +574,7 @@ impl Index {
         let Some(keys) = self.keys_of(doc)? else { return Ok(()) };
         for k in keys {
             if let Some(rids) = self.entries.get(&self.index_key(&k)) {
-                if rids.iter().any(|r| *r != rid) {
+                if rids.iter().any(|r| r != rid) {
                     return Err(self.duplicate_error(ns, &k));
                 }
             }
@@ -497,13 +609,15 @@ impl Index {
     /// Records `doc`'s keys for record `rid`.
     pub fn add(&mut self, doc: &Document, rid: u64) {
         if let Ok(Some((keys, paths))) = self.keys_with_multikey(doc) {
-            self.note_multikey_paths(paths);
-            for k in keys {
-                let e = self.entries.entry(self.index_key(&k)).or_default();
-                if let Err(pos) = e.binary_search(&rid) {
-                    e.insert(pos, rid);
-                }
-            }
+            self.add_keys(keys, paths, rid);
+        }
+    }
+
+    /// Records keys (and the array paths met making them) for record `rid`.
+    fn add_keys(&mut self, keys: Vec<Document>, paths: Vec<Vec<String>>, rid: u64) {
+        self.note_multikey_paths(paths);
+        for k in keys {
+            self.entries.entry(self.index_key(&k)).or_default().insert(rid);
         }
     }
 
@@ -512,12 +626,14 @@ impl Index {
     /// appeared along the key paths (an update of other fields), so an update does not pay for
     /// the index entries of a key that many records share.
     pub fn rekey(&mut self, old: Option<Vec<Document>>, doc: &Document, rid: u64) {
-        if let (Some(old), Ok(Some((keys, paths)))) = (&old, self.keys_with_multikey(doc)) {
+        // The new keys are made once, for the comparison and for adding them.
+        let new = self.keys_with_multikey(doc);
+        if let (Some(old), Ok(Some((keys, paths)))) = (&old, &new) {
             let known = match &self.wildcard {
                 Some(w) => paths.iter().flatten().all(|p| w.multikey.contains(p)),
-                None => self.multikey_paths.iter().zip(&paths).all(|(k, p)| p.iter().all(|x| k.contains(x))),
+                None => self.multikey_paths.iter().zip(paths).all(|(k, p)| p.iter().all(|x| k.contains(x))),
             };
-            let same = old.len() == keys.len() && old.iter().zip(&keys).all(|(a, b)| key_bytes(a) == key_bytes(b));
+            let same = old.len() == keys.len() && old.iter().zip(keys).all(|(a, b)| key_bytes(a) == key_bytes(b));
             if known && same {
                 return;
             }
@@ -525,7 +641,9 @@ impl Index {
         if let Some(old) = old {
             self.remove_keys(&old, rid);
         }
-        self.add(doc, rid);
+        if let Ok(Some((keys, paths))) = new {
+            self.add_keys(keys, paths, rid);
+        }
     }
 
     /// Forgets `doc`'s keys for record `rid`.
@@ -541,7 +659,7 @@ impl Index {
         for k in keys {
             let ik = self.index_key(k);
             if let Some(e) = self.entries.get_mut(&ik) {
-                e.retain(|r| *r != rid);
+                e.remove(rid);
                 if e.is_empty() {
                     self.entries.remove(&ik);
                 }
@@ -559,11 +677,13 @@ impl Index {
     /// fully packed nodes), instead of one tree insertion per document. Fails as adding the
     /// documents one by one would: at the first document, in natural order, whose keys cannot be
     /// generated (parallel arrays) or whose key a unique index already holds for an earlier one.
-    pub fn bulk_load<'a>(&mut self, ns: &str, docs: impl Iterator<Item = (u64, &'a Document)>) -> Result<()> {
+    /// `docs` may be decoded as they are read (an error reading one fails the load).
+    pub fn bulk_load<D: std::borrow::Borrow<Document>>(&mut self, ns: &str, docs: impl Iterator<Item = Result<(u64, D)>>) -> Result<()> {
         let mut pairs: Vec<(IndexKey, u64, Document)> = Vec::new();
         let mut failed: Option<(u64, Error)> = None;
-        for (rid, doc) in docs {
-            match self.keys_with_multikey(doc) {
+        for item in docs {
+            let (rid, doc) = item?;
+            match self.keys_with_multikey(doc.borrow()) {
                 Err(e) => {
                     failed = Some((rid, e));
                     break;
@@ -608,18 +728,18 @@ impl Index {
                 _ => grouped.push((k, vec![rid])),
             }
         }
-        self.entries = grouped.into_iter().collect();
+        self.entries = grouped.into_iter().map(|(k, rids)| (k, Rids::from_sorted(rids))).collect();
         Ok(())
     }
 
     /// Checks the recorded keys against the documents (`validate`): every key a document has
     /// is recorded for its record, and every recorded key belongs to a document that has it; a
     /// unique index holds each key once.
-    pub fn check<'d>(&self, records: impl Iterator<Item = (u64, &'d Document)>) -> IndexCheck {
+    pub fn check<D: std::borrow::Borrow<Document>>(&self, records: impl Iterator<Item = (u64, D)>) -> IndexCheck {
         let mut expected: std::collections::HashSet<(Vec<u8>, u64)> = std::collections::HashSet::new();
         let mut out = IndexCheck::default();
         for (rid, doc) in records {
-            match self.keys_of(doc) {
+            match self.keys_of(doc.borrow()) {
                 Ok(Some(keys)) => {
                     for k in keys {
                         expected.insert((key_bytes(&k), rid));
@@ -634,9 +754,9 @@ impl Index {
             if self.unique && rids.len() > 1 {
                 out.duplicates += rids.len() - 1;
             }
-            for rid in rids {
+            for rid in rids.iter() {
                 out.keys += 1;
-                if !expected.remove(&(bytes.clone(), *rid)) {
+                if !expected.remove(&(bytes.clone(), rid)) {
                     out.extra += 1;
                 }
             }
@@ -899,6 +1019,43 @@ impl<'p> KeyGen<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key many records share keeps them in a set (removal O(log n)), ascending, through
+    /// adds, removals and a bulk load, and goes back to few without losing any.
+    #[test]
+    fn many_records_under_one_key() {
+        let mut ix = Index::from_spec(&doc! {"key": {"g": 1}, "name": "g_1"}).unwrap();
+        let docs: Vec<(u64, Document)> = (1..=200u64).map(|rid| (rid, doc! {"g": (rid % 2) as i32})).collect();
+        for (rid, d) in docs.iter().rev() {
+            ix.add(d, *rid);
+        }
+        let rids = |ix: &Index, g: i32| -> Vec<u64> {
+            ix.entries().get(&ix.index_key(&doc! {"": g})).map(|r| r.iter().collect()).unwrap_or_default()
+        };
+        assert_eq!(rids(&ix, 0), (1..=100).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(matches!(ix.entries().values().next(), Some(Rids::Many(_))));
+        let mut one = Rids::default();
+        for (add, rid, expected) in [(true, 5, vec![5]), (true, 5, vec![5]), (true, 3, vec![3, 5]), (false, 3, vec![5]), (false, 9, vec![5]), (false, 5, vec![])] {
+            if add {
+                one.insert(rid);
+            } else {
+                one.remove(rid);
+            }
+            assert_eq!(one.iter().collect::<Vec<_>>(), expected);
+            assert_eq!((one.len(), one.first()), (expected.len(), expected.first().copied()));
+        }
+        for (rid, d) in docs.iter().filter(|(rid, _)| *rid > 10) {
+            ix.remove(d, *rid);
+        }
+        assert_eq!(rids(&ix, 0), vec![2, 4, 6, 8, 10]);
+        assert_eq!(rids(&ix, 1), vec![1, 3, 5, 7, 9]);
+        assert_eq!(ix.key_count(), 10);
+        assert!(ix.check(docs.iter().filter(|(rid, _)| *rid <= 10).map(|(rid, d)| (*rid, d))).valid());
+        let mut bulk = Index::from_spec(&doc! {"key": {"g": 1}, "name": "g_1"}).unwrap();
+        bulk.bulk_load("test.c", docs.iter().map(|(rid, d)| Ok((*rid, d)))).unwrap();
+        assert_eq!(rids(&bulk, 1), (0..100).map(|i| i * 2 + 1).collect::<Vec<_>>());
+        assert!(bulk.check(docs.iter().map(|(rid, d)| (*rid, d))).valid());
+    }
 
     #[test]
     fn names_and_specs() {

@@ -205,15 +205,16 @@ impl Database {
     /// `{ ok: 0, errmsg, code, codeName }`. Never panics on user input.
     pub fn run_command(&mut self, cmd: &Document) -> Document {
         let reply = match self.dispatch(cmd) {
-            Ok(mut d) => {
-                if let Some(batch) = &d.batch {
-                    let docs = wire::batch_docs(self, &d.db, batch);
-                    if let Ok(cursor) = d.reply.get_document_mut("cursor") {
+            Ok(mut d) => match d.batch.as_ref().map(|batch| wire::batch_docs(self, &d.db, batch)) {
+                Some(Err(e)) => e.to_reply(),
+                Some(Ok(docs)) => {
+                    if let (Ok(cursor), Some(batch)) = (d.reply.get_document_mut("cursor"), &d.batch) {
                         cursor.insert(batch.field, docs);
                     }
+                    d.reply
                 }
-                d.reply
-            }
+                None => d.reply,
+            },
             Err(reply) => reply,
         };
         self.swap_back();
@@ -241,11 +242,14 @@ impl Database {
     /// bindings receive). A command nested deeper than the server accepts is refused before it
     /// is decoded (decoding recurses), so the decoded command is not walked a second time.
     pub fn run_command_raw(&mut self, bytes: &[u8]) -> Vec<u8> {
-        let too_deep = bson::RawDocument::from_bytes(bytes).is_ok_and(|raw| crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING));
+        let raw = bson::RawDocument::from_bytes(bytes).ok();
+        let too_deep = raw.is_some_and(|raw| crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING));
         let result = if too_deep {
             self.refuse(nesting_error())
         } else {
-            match Document::from_reader(bytes) {
+            // The fast decoder (an insert command carries every document); on bytes it refuses,
+            // the bson crate's reader, whose error the reply names.
+            match raw.and_then(|raw| crate::value::raw::decode(raw).ok()).map_or_else(|| Document::from_reader(bytes), Ok) {
                 Ok(cmd) => self.execute(&cmd),
                 Err(e) => self.refuse(Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}"))),
             }
@@ -449,7 +453,7 @@ impl Catalog for DbCatalog<'_> {
         }
         self.server
             .collection(&self.db, collection)
-            .map(|c| c.iter().map(|(_, r)| r.doc.clone()).collect())
+            .and_then(|c| c.documents().ok())
             .unwrap_or_default()
     }
 }

@@ -29,7 +29,7 @@ use crate::value;
 
 use super::collection::{id_equalities, Collection};
 use super::exec::Sort;
-use super::index::{Index, IndexKey, KeyPart};
+use super::index::{Index, IndexKey, KeyPart, Rids};
 
 /// One interval of values of a key field; its ends borrow the filter's values where they come
 /// from it (a plan is made for every statement: copying them was most of its cost).
@@ -949,7 +949,7 @@ fn in_bounds(scan: &IxScan, key: &IndexKey) -> bool {
 
 /// Walks a scan: each key in bounds with its record ids, in scan order. `visit` returns false
 /// to stop.
-fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&IndexKey, &[u64]) -> bool) {
+fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&IndexKey, &Rids) -> bool) {
     if let Some((start, end)) = &scan.key_range {
         let mut range = ix.entries().range((Bound::Included(start.clone()), Bound::Excluded(end.clone())));
         while let Some((k, rids)) = if scan.reverse { range.next_back() } else { range.next() } {
@@ -999,11 +999,11 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
     };
     let mut keys = 0u64;
     let mut error = None;
-    let mut each_key = |rids: &[u64], keys: &mut u64| -> bool {
+    let mut each_key = |rids: &mut dyn Iterator<Item = u64>, keys: &mut u64| -> bool {
         for r in rids {
             *keys += 1;
-            if once || seen.insert(*r) {
-                match visit(*r) {
+            if once || seen.insert(r) {
+                match visit(r) {
                     Ok(true) => {}
                     Ok(false) => return false,
                     Err(e) => {
@@ -1020,12 +1020,12 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
             let mut rids: Vec<u64> = ids.iter().filter_map(|v| coll.rid_by_id(v)).collect();
             rids.sort_unstable();
             rids.dedup();
-            each_key(&rids, &mut keys);
+            each_key(&mut rids.into_iter(), &mut keys);
             keys = ids.len() as u64;
         }
         Plan::Ixscan(scan) => {
             if let Some(ix) = coll.indexes.get(scan.index) {
-                walk(ix, scan, |_, rids| each_key(rids, &mut keys));
+                walk(ix, scan, |_, rids| each_key(&mut rids.iter(), &mut keys));
             }
         }
         Plan::Or(scans) => {
@@ -1033,7 +1033,7 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
             for scan in scans {
                 if let Some(ix) = coll.indexes.get(scan.index) {
                     walk(ix, scan, |_, rids| {
-                        go_on = each_key(rids, &mut keys);
+                        go_on = each_key(&mut rids.iter(), &mut keys);
                         go_on
                     });
                 }

@@ -3,6 +3,7 @@
 //! { name, options, uuid, indexes: [specs], documents: [..] } ] } ] }`. Restoring and snapshotting
 //! again gives the same bytes.
 
+use bson::raw::{cstr, RawArrayBuf, RawDocumentBuf};
 use bson::{doc, spec::BinarySubtype, Binary, Bson, Document};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -13,25 +14,39 @@ use super::{Collection, Database, Db, IdGen};
 const FORMAT: &str = "pattern-playground";
 const VERSION: i32 = 1;
 
+/// The snapshot's bytes; the stored documents are copied in as the BSON bytes they are (each
+/// document, collection and database is the last field of the level above, so every level is
+/// appended whole).
 pub(super) fn write(db: &Database) -> Vec<u8> {
-    let mut dbs = Vec::new();
+    write_raw(db).unwrap_or_default()
+}
+
+fn write_raw(db: &Database) -> Result<Vec<u8>> {
+    let raw = |d: Document| RawDocumentBuf::try_from(d).map_err(|e| Error::new(ErrorKind::InternalError, format!("snapshot: {e}")));
+    let mut dbs = RawArrayBuf::new();
     for (name, d) in &db.dbs {
-        let mut colls = Vec::new();
+        let mut colls = RawArrayBuf::new();
         for (cname, c) in &d.collections {
             let indexes: Vec<Bson> = c.indexes.iter().map(|i| Bson::Document(i.spec.clone())).collect();
-            let docs: Vec<Bson> = c.iter().map(|(_, r)| Bson::Document(r.doc.clone())).collect();
-            colls.push(Bson::Document(doc! {
+            let mut coll = raw(doc! {
                 "name": cname.clone(),
                 "options": c.options.clone(),
                 "uuid": Binary { subtype: BinarySubtype::Uuid, bytes: c.uuid.to_vec() },
                 "indexes": indexes,
-                "documents": docs,
-            }));
+            })?;
+            let mut docs = RawArrayBuf::new();
+            for (_, r) in c.iter() {
+                docs.push(r.raw()?);
+            }
+            coll.append(cstr!("documents"), &docs);
+            colls.push(&coll);
         }
-        dbs.push(Bson::Document(doc! {"name": name.clone(), "collections": colls}));
+        let mut one = raw(doc! {"name": name.clone()})?;
+        one.append(cstr!("collections"), &colls);
+        dbs.push(&one);
     }
     let ids = &db.ids;
-    let snapshot = doc! {
+    let mut snapshot = raw(doc! {
         "format": FORMAT,
         "version": VERSION,
         "ids": {
@@ -40,9 +55,9 @@ pub(super) fn write(db: &Database) -> Vec<u8> {
             "counter": ids.counter as i64,
             "tsIncrement": ids.ts_increment as i64,
         },
-        "databases": dbs,
-    };
-    snapshot.to_vec().unwrap_or_default()
+    })?;
+    snapshot.append(cstr!("databases"), &dbs);
+    Ok(snapshot.into_bytes())
 }
 
 fn bad(msg: &str) -> Error {
@@ -50,7 +65,11 @@ fn bad(msg: &str) -> Error {
 }
 
 pub(super) fn read(bytes: &[u8]) -> Result<Database> {
-    let snap = Document::from_reader(bytes).map_err(|e| Error::new(ErrorKind::InvalidBSON, format!("invalid snapshot: {e}")))?;
+    let fast = bson::RawDocument::from_bytes(bytes).ok().and_then(|raw| crate::value::raw::decode(raw).ok());
+    let snap = match fast {
+        Some(d) => d,
+        None => Document::from_reader(bytes).map_err(|e| Error::new(ErrorKind::InvalidBSON, format!("invalid snapshot: {e}")))?,
+    };
     if snap.get_str("format").ok() != Some(FORMAT) {
         return Err(bad("not a Pattern Playground snapshot"));
     }

@@ -42,7 +42,7 @@
 //! The compressed size of a time series collection's buckets is estimated in `timeseries.rs`
 //! (BSON columns); its `storageSize` here is that size in 4 KiB units plus the file overhead.
 
-use bson::{Bson, Document};
+use bson::Bson;
 
 use crate::value;
 
@@ -145,7 +145,7 @@ pub fn index_size(ix: &Index) -> u64 {
     let capacity = (LEAF_PAGE_MAX as f64 * LEAF_FILL) as usize;
     let mut any = false;
     for (k, rids) in ix.entries() {
-        for rid in rids {
+        for rid in rids.iter() {
             any = true;
             key.clear();
             for part in &k.0 {
@@ -154,10 +154,10 @@ pub fn index_size(ix: &Index) -> u64 {
             key.push(4);
             let value_len = if ix.unique {
                 let mut v = Vec::new();
-                record_id(*rid, &mut v);
+                record_id(rid, &mut v);
                 1 + v.len()
             } else {
-                record_id(*rid, &mut key);
+                record_id(rid, &mut key);
                 0
             };
             let cell = 1 + key.len() + value_len;
@@ -213,22 +213,18 @@ fn lz_size(data: &[u8]) -> usize {
 }
 
 /// The model's `storageSize` of documents stored in natural order (bytes).
-fn stored_size<'a>(docs: impl Iterator<Item = &'a Document>) -> u64 {
+fn stored_size<'a>(docs: impl Iterator<Item = &'a [u8]>) -> u64 {
     let mut total = 0u64;
     let mut page: Vec<u8> = Vec::with_capacity(COLLECTION_PAGE_MAX);
     let mut any = false;
-    for d in docs {
+    for bytes in docs {
         any = true;
-        let mut bytes = Vec::new();
-        if d.to_writer(&mut bytes).is_err() {
-            continue;
-        }
         if !page.is_empty() && page.len() + bytes.len() + 4 > COLLECTION_PAGE_MAX {
             total += round_up(lz_size(&page) as u64 + 40);
             page.clear();
         }
         page.extend_from_slice(&[0, 0, 0]);
-        page.extend_from_slice(&bytes);
+        page.extend_from_slice(bytes);
     }
     if any && !page.is_empty() {
         total += round_up(lz_size(&page) as u64 + 40);
@@ -238,7 +234,7 @@ fn stored_size<'a>(docs: impl Iterator<Item = &'a Document>) -> u64 {
 
 /// The model's `storageSize` of a collection (bytes).
 pub fn storage_size(c: &Collection) -> u64 {
-    stored_size(c.iter().map(|(_, r)| &r.doc))
+    stored_size(c.iter().map(|(_, r)| r.bytes()))
 }
 
 #[cfg(test)]

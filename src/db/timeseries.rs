@@ -75,11 +75,13 @@ fn replay(c: &Collection) -> Option<(BucketStats, Vec<(i64, Vec<u64>)>)> {
     // The measurements (record ids) of each bucket, and its rounded minimum time.
     let mut members: Vec<(i64, Vec<u64>)> = Vec::new();
     for (rid, rec) in c.iter() {
-        let Some(Bson::DateTime(t)) = rec.doc.get(time_field) else { continue };
+        // Stored documents always decode (the engine wrote them).
+        let Ok(doc) = rec.doc() else { continue };
+        let Some(Bson::DateTime(t)) = doc.get(time_field) else { continue };
         let t = t.timestamp_millis();
-        let meta = meta_field.and_then(|m| rec.doc.get(m));
+        let meta = meta_field.and_then(|m| doc.get(m));
         let key = meta.map(value::hash_key).unwrap_or_default();
-        let size = (rec.size - meta.map(value::value_size).unwrap_or(0)) as u64;
+        let size = (rec.size() - meta.map(value::value_size).unwrap_or(0)) as u64;
         stats.measurements += 1;
         let fits = match open.get(&key) {
             None => {
@@ -120,7 +122,8 @@ fn replay(c: &Collection) -> Option<(BucketStats, Vec<(i64, Vec<u64>)>)> {
     stats.bucket_sizes = members
         .iter()
         .map(|(min_ms, rids)| {
-            let docs: Vec<&Document> = rids.iter().filter_map(|r| c.get(*r).map(|rec| &rec.doc)).collect();
+            let docs: Vec<Document> = rids.iter().filter_map(|r| c.get(*r).and_then(|rec| rec.doc().ok())).collect();
+            let docs: Vec<&Document> = docs.iter().collect();
             compressed_bucket_size(&docs, time_field, meta_field, *min_ms)
         })
         .collect();

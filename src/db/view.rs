@@ -68,7 +68,7 @@ impl Database {
         let input: Vec<Document> = match self.collection(db, coll) {
             Some(c) => {
                 env.add_docs_examined(c.len() as u64, c.data_size() as u64);
-                c.iter().map(|(_, r)| r.doc.clone()).collect()
+                c.documents()?
             }
             None => Vec::new(),
         };

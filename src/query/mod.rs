@@ -84,6 +84,15 @@ impl Matcher {
         Ok(MatchDetails { matched, elem_index: if matched { cx.key } else { None } })
     }
 
+    /// [`Matcher::match_details`] on a document's BSON bytes, read in place, when the filter can
+    /// be answered without decoding it (paths through embedded documents, no array on them, no
+    /// whole-document predicate); `None` otherwise (match the decoded document then). The
+    /// answer is always the decoded path's (`tests/engine/raw_match.rs`).
+    pub fn match_details_raw(&self, doc: &bson::RawDocument, env: &Env) -> Result<Option<MatchDetails>> {
+        let mut cx = Cx::new(env);
+        Ok(self.root.matches_raw(doc, &mut cx)?.map(|matched| MatchDetails { matched, elem_index: None }))
+    }
+
     /// True when the filter is empty (`{}` matches every document).
     pub fn is_empty(&self) -> bool {
         matches!(&self.root, Node::And(c) if c.is_empty())

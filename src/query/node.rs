@@ -5,11 +5,12 @@
 use std::fmt;
 use std::sync::Arc;
 
-use bson::{Bson, Document};
+use bson::{Bson, Document, RawDocument};
 
 use crate::env::Env;
 use crate::error::Result;
 use crate::value::path::walk_matcher_path;
+use crate::value::raw::{self, RawLookup};
 
 /// The matching context: the environment and the `elemMatchKey` being recorded, with the
 /// place in the server's canonical order (`sortTree`: match type, then path) of the predicate
@@ -198,6 +199,58 @@ impl Node {
                 result
             }
             Node::Doc(pred) => pred.matches_doc(doc, cx),
+        }
+    }
+
+    /// [`Node::matches`] on a document read in place (its BSON bytes), for the filters whose
+    /// paths reach their values through embedded documents only: `None` when the answer needs
+    /// the decoded document (a path meets an array, a whole-document predicate such as `$expr`),
+    /// which the caller then matches with [`Node::matches`] from the start. Children are tried
+    /// in the same order, so the first definite answer or error is the decoded path's. No array
+    /// is traversed, so no array position is recorded.
+    pub fn matches_raw(&self, doc: &RawDocument, cx: &mut Cx) -> Result<Option<bool>> {
+        match self {
+            Node::And(children) => {
+                for c in children {
+                    match c.matches_raw(doc, cx)? {
+                        Some(true) => {}
+                        other => return Ok(other),
+                    }
+                }
+                Ok(Some(true))
+            }
+            Node::Or(children) => {
+                for c in children {
+                    match c.matches_raw(doc, &mut cx.silent())? {
+                        Some(false) => {}
+                        other => return Ok(other),
+                    }
+                }
+                Ok(Some(false))
+            }
+            Node::Nor(children) => {
+                for c in children {
+                    match c.matches_raw(doc, &mut cx.silent())? {
+                        Some(false) => {}
+                        Some(true) => return Ok(Some(false)),
+                        None => return Ok(None),
+                    }
+                }
+                Ok(Some(true))
+            }
+            Node::Not(child) => Ok(child.matches_raw(doc, &mut cx.silent())?.map(|m| !m)),
+            Node::Path(path, pred) => {
+                let v = match raw::lookup(doc, &path.parts) {
+                    RawLookup::Decode => return Ok(None),
+                    RawLookup::Missing => None,
+                    RawLookup::Value(v) => match raw::decode_value(v) {
+                        Ok(v) => Some(v),
+                        Err(_) => return Ok(None),
+                    },
+                };
+                pred.matches_value(v.as_ref(), cx).map(Some)
+            }
+            Node::Doc(_) => Ok(None),
         }
     }
 

@@ -264,8 +264,10 @@ pub fn analyze(c: &Collection, sample: usize) -> Document {
             Some(_) => continue,
             None => break,
         }
-        sample_bytes += rec.size as u64;
-        a.document("", &rec.doc);
+        // Stored documents always decode (the engine wrote them).
+        let Ok(doc) = rec.doc() else { continue };
+        sample_bytes += rec.size() as u64;
+        a.document("", &doc);
         a.doc_no += 1;
     }
     let sampled = a.doc_no;

@@ -7,6 +7,7 @@ pub mod decimal_math;
 pub mod display;
 pub mod number;
 pub mod path;
+pub mod raw;
 pub mod types;
 
 pub use compare::{canonical_type, compare, compare_documents, equal, hash_key, hash_key_into, KeyHasher};

@@ -40,7 +40,7 @@ fn large_arrays_and_bloated_documents() {
     let b = &findings(&r)[1];
     assert_eq!(b.get_str("lesson").unwrap(), "outlier");
     let ev = b.get_document("evidence").unwrap();
-    let size = db.collection("test", "posts").unwrap().iter().last().unwrap().1.size as i32;
+    let size = db.collection("test", "posts").unwrap().iter().last().unwrap().1.size() as i32;
     assert_eq!(ev.get_array("examples").unwrap(), &vec![Bson::Document(doc! {"_id": 100, "bytes": size})]);
     // Thresholds are the caller's: a lower array length flags the short arrays too.
     let r = ok(&mut db, doc! {"ppAdvise": "posts", "arrayLength": 1, "medianFactor": 1000});

@@ -1,6 +1,7 @@
 //! The bson-corpus valid cases (../shared/conformance/bson_sizes.jsonl): each canonical Extended
 //! JSON parses, encodes to exactly `bsonSize` bytes, the canonical BSON round-trips, and
-//! `value::bson_size` computes the same size without encoding.
+//! `value::bson_size` computes the same size without encoding; a collection's record of it holds
+//! the canonical bytes and decodes back to them.
 
 use bson::{Bson, Document};
 use pattern_playground::value;
@@ -36,6 +37,16 @@ fn check_case(case: &serde_json::Value) -> Result<(), String> {
     let decoded = Document::from_reader(canonical.as_slice()).map_err(|e| format!("decode: {e}"))?;
     if decoded.to_vec().map_err(|e| format!("re-encode: {e}"))? != canonical {
         return Err("canonical bytes do not round-trip".into());
+    }
+    // A collection stores exactly these bytes (its own encoder) and decodes them back (its own
+    // decoder) to the same document.
+    let rec = pattern_playground::db::Record::encode(&decoded).map_err(|e| format!("store: {e:?}"))?;
+    if rec.bytes() != canonical.as_slice() {
+        return Err("stored bytes differ from the canonical bytes".into());
+    }
+    let back = rec.doc().map_err(|e| format!("stored decode: {e:?}"))?;
+    if back.to_vec().map_err(|e| format!("re-encode stored: {e}"))? != canonical {
+        return Err("the stored document does not decode to the canonical bytes".into());
     }
     Ok(())
 }

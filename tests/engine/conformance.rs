@@ -751,7 +751,7 @@ fn run_case(case: &serde_json::Value) -> Result<(), String> {
             let mut actual: Vec<Bson> = driver
                 .db
                 .collection(db, coll)
-                .map(|c| c.iter().map(|(_, r)| Bson::Document(r.doc.clone())).collect())
+                .map(|c| c.iter().map(|(_, r)| Bson::Document(r.doc().unwrap())).collect())
                 .unwrap_or_default();
             let id = |d: &Bson| d.as_document().and_then(|d| d.get("_id")).cloned().unwrap_or(Bson::Null);
             actual.sort_by(|a, b| value::compare(&id(a), &id(b)));

@@ -1460,6 +1460,33 @@ fn deeply_nested_commands_are_refused_not_a_stack_overflow() {
     contains(&reply, &refused).unwrap();
 }
 
+/// Commands given as bytes (the bindings' entry) are decoded as `run_command` takes them, and
+/// bytes that are not BSON are refused with the bson crate's reason.
+#[test]
+fn commands_as_bytes_decode_as_documents_and_bad_bytes_are_refused() {
+    let cmd = doc! {"insert": "c", "documents": [{"_id": 1, "s": "é", "a": [1.5, {"b": null}], "d": bson::DateTime::from_millis(3)}]};
+    let mut db = new_db();
+    let reply = Document::from_reader(db.run_command_raw(&cmd.to_vec().unwrap()).as_slice()).unwrap();
+    assert_eq!(reply, doc! {"n": 1, "ok": 1.0});
+    let found = db.run_command(&doc! {"find": "c", "filter": {}});
+    assert_eq!(found.get_document("cursor").unwrap().get_array("firstBatch").unwrap()[0], cmd.get_array("documents").unwrap()[0]);
+    // A string that is not UTF-8, then a truncated document.
+    let mut bad = doc! {"ping": "x"}.to_vec().unwrap();
+    let at = bad.iter().position(|b| *b == b'x').unwrap();
+    bad[at] = 0xff;
+    let truncated = {
+        let mut b = doc! {"ping": 1}.to_vec().unwrap();
+        b.truncate(b.len() - 1);
+        b
+    };
+    for bytes in [bad, truncated] {
+        let reply = Document::from_reader(db.run_command_raw(&bytes).as_slice()).unwrap();
+        let why = Document::from_reader(bytes.as_slice()).unwrap_err();
+        assert_eq!(reply.get_str("errmsg").unwrap(), format!("invalid BSON command: {why}"));
+        assert_eq!(reply.get_i32("code").unwrap(), 22);
+    }
+}
+
 /// The storage nesting limit (100 levels) applies to what an update writes: a new field, or the
 /// elements `$push` appends to a stored array (the stored elements are not walked again).
 #[test]

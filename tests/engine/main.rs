@@ -16,6 +16,7 @@ mod indexes;
 mod invariants;
 mod props;
 mod query;
+mod raw_match;
 mod schema;
 mod update;
 mod transactions;

@@ -135,16 +135,16 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
     );
     let executor = |e: Error| e.add_context(&context);
     let output = {
-        // The collection's documents are read in place (copied only by stages that need them).
+        // The collection's documents are decoded one at a time as the stages pull them.
         let (input, matched_first) = match &source {
             Target::Collection(c) => match db.collection(&ctx.db, c) {
                 Some(coll) => read_input(coll, &all_stages, hint, &context, &ctx.env)?,
-                None => (Vec::new(), false),
+                None => (empty_input(), false),
             },
-            Target::Database => (Vec::new(), false),
+            Target::Database => (empty_input(), false),
         };
         let catalog = db.catalog(&ctx.db, ctx.env.now);
-        pipeline.run_on_refs(input, matched_first, &catalog, &ctx.env).map_err(executor)?
+        pipeline.run_on_stream(input, matched_first, &catalog, &ctx.env).map_err(executor)?
     };
     match output.out {
         None => {
@@ -167,14 +167,20 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
 /// after it) is answered by the query planner, as the server pushes them down; the stages still
 /// run over the documents it returns (which they leave as they are), but for that `$match`.
 /// `executor` is the context of errors raised while the plan runs.
-fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, executor: &str, env: &crate::env::Env) -> Result<(Vec<&'c Document>, bool)> {
+fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, executor: &str, env: &crate::env::Env) -> Result<(Input<'c>, bool)> {
     let stage = |i: usize, name: &str| match stages.get(i) {
         Some(Bson::Document(d)) if d.len() == 1 => d.get(name),
         _ => None,
     };
+    // A pipeline that reads only some fields (up to a `$group`) gets only those decoded.
+    let fields = crate::aggregate::deps::group_input_fields(stages);
+    let decode = move |r: &'c super::super::Record| match &fields {
+        Some(fs) => r.doc_with(&|name| fs.iter().any(|f| f == name)),
+        None => r.doc(),
+    };
     let Some(Bson::Document(filter)) = stage(0, "$match") else {
         env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
-        return Ok((coll.iter().map(|(_, r)| &r.doc).collect(), false));
+        return Ok((Box::new(coll.iter().map(move |(_, r)| decode(r))), false));
     };
     let sort_doc = match stage(1, "$sort") {
         Some(Bson::Document(s)) => Some(s.clone()),
@@ -188,7 +194,14 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, ex
     let filter = Filter::parse(filter, env)?.with_hint(hint).in_executor(executor);
     let sort = Sort::parse(sort_doc.as_ref())?;
     let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
-    Ok((found.into_iter().filter_map(|(rid, _)| coll.get(rid).map(|r| &r.doc)).collect(), true))
+    Ok((Box::new(found.into_iter().filter_map(move |(rid, _)| coll.get(rid).map(&decode))), true))
+}
+
+/// A pipeline's input: documents decoded as they are read.
+type Input<'c> = Box<dyn Iterator<Item = Result<Document>> + 'c>;
+
+fn empty_input<'c>() -> Input<'c> {
+    Box::new(std::iter::empty())
 }
 
 /// `$out`: replaces the target's documents with the results, all or nothing. The target keeps

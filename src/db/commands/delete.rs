@@ -37,6 +37,6 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         let (q, one, hint) = &statements[i];
         write::delete_statement(db, &dbname, &coll, q, *one, None, hint.as_ref(), "delete", &ctx.env)
     });
-    let n: usize = done.iter().map(|(_, removed)| removed.len()).sum();
+    let n: usize = done.iter().map(|(_, removed)| removed.n).sum();
     Ok(write::n_reply(n as i64, errors))
 }

@@ -43,14 +43,22 @@ pub(crate) fn distinct(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> 
     }
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Vec::new()) };
     let found = exec::matching(c, &filter, &ctx.env, None)?;
-    Ok(distinct_values(found.iter().filter_map(|(rid, _)| c.get(*rid).map(|r| &r.doc)), &key))
+    // Decoded one at a time as the values are collected.
+    let mut failed = None;
+    let docs = found.iter().filter_map(|(rid, _)| c.get(*rid)).map_while(|r| r.doc().map_err(|e| failed = Some(e)).ok());
+    let values = distinct_values(docs, &key);
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(values),
+    }
 }
 
 /// The distinct values of `key` in `docs`, in BSON order (the first of equal values kept).
-fn distinct_values<'a>(docs: impl Iterator<Item = &'a Document>, key: &str) -> Vec<Bson> {
+fn distinct_values<D: std::borrow::Borrow<Document>>(docs: impl Iterator<Item = D>, key: &str) -> Vec<Bson> {
     let mut set: BTreeMap<SortKey, Bson> = BTreeMap::new();
     let parts: Vec<&str> = key.split('.').collect();
     for doc in docs {
+        let doc = doc.borrow();
         let mut vals = Vec::new();
         if let Some(v) = doc.get(parts[0]) {
             collect(v, &parts[1..], &mut vals);

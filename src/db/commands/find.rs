@@ -104,7 +104,7 @@ fn find_results(db: &Database, ctx: &mut Ctx, coll: &str, cmd: &Document) -> Res
     let mut out = Vec::with_capacity(found.len());
     for (rid, details) in found {
         let Some(rec) = c.get(rid) else { continue };
-        out.push(p.apply(&rec.doc, &details, &ctx.env).map_err(|e| filter.executor_error(e))?);
+        out.push(p.apply(&rec.doc()?, &details, &ctx.env).map_err(|e| filter.executor_error(e))?);
     }
     ctx.env.add_returned(out.len() as u64);
     Ok(Found::Docs(out))

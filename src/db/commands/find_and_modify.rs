@@ -90,11 +90,11 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let dbname = ctx.db.clone();
     if remove {
         let removed = write::delete_statement(db, &dbname, &coll, &query, true, sort.as_ref(), cmd.get("hint"), "findAndModify", &ctx.env)?;
-        let value = match removed.first() {
+        let value = match &removed.first {
             Some(d) => Bson::Document(project(d, d, ctx)?),
             None => Bson::Null,
         };
-        return Ok(doc! {"lastErrorObject": {"n": removed.len() as i32}, "value": value});
+        return Ok(doc! {"lastErrorObject": {"n": removed.n as i32}, "value": value});
     }
     let Some(u) = update else { return Err(Error::failed_to_parse("Either an update or remove=true must be specified")) };
     let spec = UpdateSpec::parse(&u, array_filters.as_deref(), false, &super::let_scope(ctx))?;

@@ -203,15 +203,17 @@ fn find_match(db: &Database, t: &Target, key: &Document) -> Option<u64> {
             for k in ix.key.keys() {
                 ordered.insert(k.clone(), key.get(k).cloned().unwrap_or(Bson::Null));
             }
-            ix.entries().get(&ix.index_key(&ordered)).and_then(|rids| rids.first().copied())
+            ix.entries().get(&ix.index_key(&ordered)).and_then(|rids| rids.first())
         }
         // No index (a collection without `_id` index): compare every document.
         None => c
             .iter()
             .find(|(_, r)| {
+                // Stored documents always decode (the engine wrote them).
+                let Ok(doc) = r.doc() else { return false };
                 key.iter().all(|(f, v)| {
                     let parts: Vec<&str> = f.split('.').collect();
-                    get_nested(&r.doc, &parts).is_some_and(|x| value::equal(x, v))
+                    get_nested(&doc, &parts).is_some_and(|x| value::equal(x, v))
                 })
             })
             .map(|(rid, _)| rid),
@@ -249,7 +251,7 @@ fn id_changed(message: String) -> Error {
 /// Updates the matched target document `rid` as `whenMatched` says.
 #[allow(clippy::too_many_arguments)]
 fn update(db: &mut Database, ctx: &mut Ctx, t: &Target, rid: u64, item: &Item, when_matched: &Bson, pipeline: Option<&Pipeline>, bypass: bool) -> Result<()> {
-    let Some(old) = db.collection(&t.db, &t.coll).and_then(|c| c.get(rid)).map(|r| r.doc.clone()) else { return Ok(()) };
+    let Some(old) = db.collection(&t.db, &t.coll).and_then(|c| c.get(rid)).map(|r| r.doc()).transpose()? else { return Ok(()) };
     let old_id = old.get("_id").cloned();
     let changed_id = |new_id: Option<&Bson>| match (&old_id, new_id) {
         (Some(a), Some(b)) => value::compare(a, b) != std::cmp::Ordering::Equal,

@@ -137,7 +137,7 @@ pub(crate) fn run_statement(db: &mut Database, ctx: &mut Ctx, coll: &str, st: &S
         r.matched = matched.len() as u64;
         r.modified = matched
             .iter()
-            .filter(|(rid, before)| c.and_then(|c| c.get(*rid)).is_none_or(|rec| rec.doc.to_vec().ok().as_ref() != Some(before)))
+            .filter(|(rid, before)| c.and_then(|c| c.get(*rid)).is_none_or(|rec| rec.bytes() != before.as_slice()))
             .count() as u64;
     }
     Ok(r)
@@ -155,8 +155,8 @@ fn time_series_buckets(db: &Database, ctx: &Ctx, coll: &str, st: &Statement) -> 
     for rids in timeseries::bucket_members(c).unwrap_or_default() {
         // A filter on the metaField alone matches a bucket's measurements all or none.
         let Some(rec) = rids.first().and_then(|rid| c.get(*rid)) else { continue };
-        if filter.matches(&rec.doc, &ctx.env)? {
-            matched.push((rids[0], rec.doc.to_vec().unwrap_or_default()));
+        if filter.matches(&rec.doc()?, &ctx.env)? {
+            matched.push((rids[0], rec.bytes().to_vec()));
         }
     }
     Ok(Some(matched))

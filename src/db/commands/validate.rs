@@ -29,9 +29,14 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let mut errors: Vec<Bson> = Vec::new();
     let mut invalid = 0i64;
     for (rid, rec) in c.iter() {
-        let size = value::bson_size(&rec.doc);
-        let id_found = c.is_timeseries() || !c.has_id_index() || rec.doc.get("_id").and_then(|id| c.rid_by_id(id)) == Some(rid);
-        if size > MAX_USER_SIZE || size != rec.size || !id_found {
+        // A stored document that does not decode is invalid (the engine never writes one).
+        let Ok(doc) = rec.doc() else {
+            invalid += 1;
+            continue;
+        };
+        let size = value::bson_size(&doc);
+        let id_found = c.is_timeseries() || !c.has_id_index() || doc.get("_id").and_then(|id| c.rid_by_id(id)) == Some(rid);
+        if size > MAX_USER_SIZE || size != rec.size() || !id_found {
             invalid += 1;
         }
     }
@@ -41,7 +46,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let mut keys_per_index = Document::new();
     let mut index_details = Document::new();
     for ix in &c.indexes {
-        let check = ix.check(c.iter().map(|(rid, rec)| (rid, &rec.doc)));
+        let check = ix.check(c.iter().filter_map(|(rid, rec)| rec.doc().ok().map(|d| (rid, d))));
         keys_per_index.insert(ix.name.clone(), number(check.keys as i64));
         let mut detail = doc! {"valid": check.valid()};
         if !check.valid() {

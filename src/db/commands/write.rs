@@ -229,7 +229,7 @@ pub(crate) fn update_statement(
         let Some(c) = db.collection(dbname, coll) else { break };
         if !opts.keep_docs && (opts.bypass_validation || !c.has_validator()) {
             // Nobody needs the old document: update the stored one in place.
-            let before_size = c.get(rid).map(|r| r.size).unwrap_or(0);
+            let before_size = c.get(rid).map(|r| r.size()).unwrap_or(0);
             let mut changed_paths = Vec::new();
             let Some(cm) = db.collection_mut(dbname, coll) else { break };
             let mut found = false;
@@ -250,28 +250,29 @@ pub(crate) fn update_statement(
             }
             result.matched += 1;
             let Some(size) = written else { continue };
-            let id = cm.get(rid).map(|r| exec::id_of(&r.doc)).unwrap_or(Bson::Null);
+            let id = cm.get(rid).map(|r| r.id()).unwrap_or(Bson::Null);
             env.add_written(size as u64);
             result.modified += 1;
             db.report(WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op });
             continue;
         }
         let Some(rec) = c.get(rid) else { continue };
-        let before_size = rec.size;
-        let out = apply_to_existing(spec, &rec.doc, details.elem_index, env).map_err(ex)?;
+        let before_size = rec.size();
+        let old = rec.doc()?;
+        let out = apply_to_existing(spec, &old, details.elem_index, env).map_err(ex)?;
         result.matched += 1;
         if !out.modified {
             if opts.keep_docs {
-                result.docs.push(DocChange { before: Some(rec.doc.clone()), after: rec.doc.clone(), changed_paths: Vec::new() });
+                result.docs.push(DocChange { before: Some(old.clone()), after: old, changed_paths: Vec::new() });
             }
             continue;
         }
-        let before = if opts.keep_docs { Some(rec.doc.clone()) } else { None };
         let id = exec::id_of(&out.doc);
         let size = value::bson_size(&out.doc);
         if !opts.bypass_validation {
-            c.check_validator(&out.doc, Some(&rec.doc), env).map_err(ex)?;
+            c.check_validator(&out.doc, Some(&old), env).map_err(ex)?;
         }
+        let before = if opts.keep_docs { Some(old) } else { None };
         let Some(cm) = db.collection_mut(dbname, coll) else { break };
         // The new document moves into the collection; a copy is kept only when asked for
         // (copying large documents dominated the cost of updates, e.g. `$push` into buckets).
@@ -294,8 +295,17 @@ pub(crate) fn update_statement(
     Ok(result)
 }
 
+/// What a delete statement removed: how many documents, and the first of them (a `deleteMany`
+/// keeps none: holding every removed document decoded would take many times the collection's
+/// size).
+#[derive(Debug, Default)]
+pub(crate) struct Removed {
+    pub n: usize,
+    pub first: Option<Document>,
+}
+
 /// Runs one delete statement: removes the first matching document (after `sort`) when
-/// `just_one`, else every match. Returns the removed documents.
+/// `just_one`, else every match.
 pub(crate) fn delete_statement(
     db: &mut Database,
     dbname: &str,
@@ -306,12 +316,12 @@ pub(crate) fn delete_statement(
     hint: Option<&Bson>,
     operation: &str,
     env: &Env,
-) -> Result<Vec<Document>> {
+) -> Result<Removed> {
     db.check_not_view(dbname, coll)?;
     let filter = Filter::parse(q, env)?.with_hint(hint).in_executor(executor_context(operation));
     let sort = Sort::parse(sort)?;
     let targets = match db.collection(dbname, coll) {
-        None => return Ok(Vec::new()),
+        None => return Ok(Removed::default()),
         Some(c) => {
             if just_one {
                 exec::select(c, &filter, sort.as_ref(), 0, 1, env)?
@@ -320,10 +330,10 @@ pub(crate) fn delete_statement(
             }
         }
     };
-    let mut removed = Vec::new();
+    let mut removed = Removed::default();
     for (rid, _) in targets {
         let Some(c) = db.collection_mut(dbname, coll) else { break };
-        if let Some(doc) = c.remove(rid) {
+        if let Some(doc) = c.remove(rid)? {
             let size = value::bson_size(&doc);
             db.report(WriteReport {
                 collection: coll.to_string(),
@@ -333,7 +343,10 @@ pub(crate) fn delete_statement(
                 changed_paths: doc.keys().cloned().collect(),
                 op: WriteOp::Delete,
             });
-            removed.push(doc);
+            removed.n += 1;
+            if just_one {
+                removed.first = Some(doc);
+            }
         }
     }
     Ok(removed)
