@@ -318,6 +318,14 @@ impl Database {
         self.txns.active = Some(active);
     }
 
+    /// For a command of the open transaction: whether the transaction created collection
+    /// `db.name` (or is creating it: it did not exist before the command). `None` for any other
+    /// command.
+    pub(crate) fn created_in_transaction(&self, db: &str, name: &str) -> Option<bool> {
+        let active = self.txns.active.as_ref().filter(|_| self.txn_inside)?;
+        Some(active.touched.iter().any(|((d, n), existed)| d == db && n == name && !existed))
+    }
+
     /// Before the transaction's first write to a collection: starts the collection's undo log,
     /// or notes that the transaction creates it.
     fn keep_before(&mut self, ns: (String, String)) {

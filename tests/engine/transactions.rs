@@ -325,3 +325,28 @@ fn repeated_updates_of_one_document_are_undone_to_the_original() {
     assert_eq!(stored(&db, "a"), docs);
     assert_eq!(through_indexes(&mut db, "a"), found);
 }
+
+#[test]
+fn a_transaction_builds_indexes_only_on_a_collection_it_creates_while_empty() {
+    let mut db = indexed();
+    // Indexes that all exist: nothing to build, fine.
+    let r = ok(&mut db, &in_txn(doc! {"createIndexes": "a", "indexes": [{"key": {"k": 1}, "name": "k_1", "unique": true}]}, 1, 1, true));
+    assert_eq!(r.get_str("note").ok(), Some("all indexes already exist"));
+    let r = db.run_command(&in_txn(doc! {"createIndexes": "a", "indexes": [{"key": {"z": 1}, "name": "z_1"}]}, 1, 1, false));
+    assert_eq!(error(&r), (263, "OperationNotSupportedInTransaction", "Cannot create new indexes on existing collection test.a in a multi-document transaction."));
+    assert_eq!(error(&db.run_command(&commit(1, 1))).0, 251);
+    // A collection the transaction created: while it is empty.
+    ok(&mut db, &in_txn(doc! {"create": "b"}, 1, 2, true));
+    let r = ok(&mut db, &in_txn(doc! {"createIndexes": "b", "indexes": [{"key": {"z": 1}, "name": "z_1"}]}, 1, 2, false));
+    assert_eq!((r.get_i32("numIndexesAfter").ok(), r.get_bool("createdCollectionAutomatically").ok()), (Some(2), Some(true)));
+    ok(&mut db, &in_txn(doc! {"insert": "b", "documents": [{"_id": 1}]}, 1, 2, false));
+    let r = db.run_command(&in_txn(doc! {"createIndexes": "b", "indexes": [{"key": {"y": 1}, "name": "y_1"}]}, 1, 2, false));
+    assert_eq!(error(&r), (263, "OperationNotSupportedInTransaction", "Cannot create new indexes on non-empty collection test.b in a multi-document transaction."));
+    assert_eq!(ids(&mut db, "b"), Vec::<Bson>::new());
+    let names = ok(&mut db, &doc! {"listCollections": 1, "nameOnly": true});
+    assert_eq!(names.get_document("cursor").unwrap().get_array("firstBatch").unwrap().len(), 1);
+    // Outside a transaction, with one open: built as usual.
+    ok(&mut db, &in_txn(doc! {"insert": "c", "documents": [{"_id": 1}]}, 1, 3, true));
+    ok(&mut db, &doc! {"createIndexes": "a", "indexes": [{"key": {"z": 1}, "name": "z_1"}]});
+    ok(&mut db, &commit(1, 3));
+}
