@@ -194,7 +194,9 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     let (t, _) = time(|| run_bytes(&mut db, &plain));
     push("100 updateOne by _id", t);
     let session = doc! {"id": Bson::Binary(bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: vec![7; 16] })};
-    let txns = |end: &str, from: i64| -> Vec<Vec<u8>> {
+    // `read_outside`: between the update and the end, a find outside the transaction (it sees
+    // the document as before the transaction).
+    let txns = |end: &str, from: i64, read_outside: bool| -> Vec<Vec<u8>> {
         (0..100i64)
             .flat_map(|i| {
                 let mut update = one(i);
@@ -205,16 +207,25 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
                     c.insert("txnNumber", from + i);
                     c.insert("autocommit", false);
                 }
-                [update.to_vec().expect("serializes"), finish.to_vec().expect("serializes")]
+                let read = doc! {"find": "r", "filter": {"_id": i * step}};
+                let mut cmds = vec![update.to_vec().expect("serializes")];
+                if read_outside {
+                    cmds.push(read.to_vec().expect("serializes"));
+                }
+                cmds.push(finish.to_vec().expect("serializes"));
+                cmds
             })
             .collect()
     };
-    let committed = txns("commitTransaction", 1);
+    let committed = txns("commitTransaction", 1, false);
     let (t, _) = time(|| run_bytes(&mut db, &committed));
     push("100 transactions of 1 update, commit", t);
-    let aborted = txns("abortTransaction", 101);
+    let aborted = txns("abortTransaction", 101, false);
     let (t, _) = time(|| run_bytes(&mut db, &aborted));
     push("100 transactions of 1 update, abort", t);
+    let read = txns("commitTransaction", 201, true);
+    let (t, _) = time(|| run_bytes(&mut db, &read));
+    push("100 txns: 1 update, 1 outside find", t);
 
     let (t, _) = time(|| run(&mut db, &doc! {"update": "r", "updates": [{"q": {}, "u": {"$inc": {"v": 1}, "$push": {"tags": "x"}}, "multi": true}]}));
     push("updateMany {$inc, $push}", t);
