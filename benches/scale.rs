@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 use counting_alloc::{Counting, LIVE};
 
 use bson::{doc, Bson, DateTime, Document};
-use pattern_playground::db::Database;
+use pattern_playground::db::{Database, Topology};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -110,6 +110,8 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     let mut db = Database::new();
     db.set_fixed_time(1_704_067_200_000);
     db.set_seed(1);
+    // A one-member replica set, for the transactions.
+    db.set_topology(Topology::ReplicaSet);
     run(&mut db, &doc! {"create": "r"});
     let cmds = insert_commands("r", n, reading);
     let bson_bytes: usize = (0..n as i64).map(|i| reading(i).to_vec().map(|b| b.len()).unwrap_or(0)).sum();
@@ -183,6 +185,47 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
         )
     });
     push("$lookup + $group", t);
+
+    // 100 single-document updates, plain and each in its own transaction (committed, aborted):
+    // a transaction must cost what it writes, not the size of the collection it writes.
+    let step = (n / 100).max(1) as i64;
+    let one = |i: i64| doc! {"update": "r", "updates": [{"q": {"_id": i * step}, "u": {"$inc": {"v": 1}}}]};
+    let plain: Vec<Vec<u8>> = (0..100).map(|i| one(i).to_vec().expect("serializes")).collect();
+    let (t, _) = time(|| run_bytes(&mut db, &plain));
+    push("100 updateOne by _id", t);
+    let session = doc! {"id": Bson::Binary(bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: vec![7; 16] })};
+    // `read_outside`: between the update and the end, a find outside the transaction (it sees
+    // the document as before the transaction).
+    let txns = |end: &str, from: i64, read_outside: bool| -> Vec<Vec<u8>> {
+        (0..100i64)
+            .flat_map(|i| {
+                let mut update = one(i);
+                let mut finish = doc! {end: 1, "$db": "admin"};
+                update.insert("startTransaction", true);
+                for c in [&mut update, &mut finish] {
+                    c.insert("lsid", session.clone());
+                    c.insert("txnNumber", from + i);
+                    c.insert("autocommit", false);
+                }
+                let read = doc! {"find": "r", "filter": {"_id": i * step}};
+                let mut cmds = vec![update.to_vec().expect("serializes")];
+                if read_outside {
+                    cmds.push(read.to_vec().expect("serializes"));
+                }
+                cmds.push(finish.to_vec().expect("serializes"));
+                cmds
+            })
+            .collect()
+    };
+    let committed = txns("commitTransaction", 1, false);
+    let (t, _) = time(|| run_bytes(&mut db, &committed));
+    push("100 transactions of 1 update, commit", t);
+    let aborted = txns("abortTransaction", 101, false);
+    let (t, _) = time(|| run_bytes(&mut db, &aborted));
+    push("100 transactions of 1 update, abort", t);
+    let read = txns("commitTransaction", 201, true);
+    let (t, _) = time(|| run_bytes(&mut db, &read));
+    push("100 txns: 1 update, 1 outside find", t);
 
     let (t, _) = time(|| run(&mut db, &doc! {"update": "r", "updates": [{"q": {}, "u": {"$inc": {"v": 1}, "$push": {"tags": "x"}}, "multi": true}]}));
     push("updateMany {$inc, $push}", t);

@@ -97,6 +97,29 @@ pub struct Collection {
     /// Every index including `_id_` (first), in creation order.
     pub indexes: Vec<Index>,
     data_size: usize,
+    /// The open transaction's undo log of this collection, while it has one (see [`Journal`]).
+    journal: Option<Box<Journal>>,
+}
+
+/// The undo log an open transaction keeps of a collection it writes (`txn.rs`): each record it
+/// touched, once, with its state from before the transaction's first write to it (its bytes, or
+/// `None` when the transaction inserted it), and how many indexes the collection had then. Its
+/// size is that of the transaction's writes, not of the collection. [`Collection::swap_journal`]
+/// exchanges the logged states with the live ones (twice: back), so an outside reader sees the
+/// collection as before the transaction and an abort puts it back.
+#[derive(Debug, Clone, Default)]
+struct Journal {
+    /// Each touched record id with its other state (before the transaction, or while swapped, the
+    /// transaction's), in first-touch order.
+    prior: Vec<(u64, Option<Record>)>,
+    /// The record ids in `prior`.
+    seen: std::collections::HashSet<u64>,
+    /// The number of indexes when the log started (the transaction may only add indexes).
+    indexes: usize,
+    /// While swapped: the indexes the transaction created, taken out.
+    hidden: Vec<Index>,
+    /// True while the logged (pre-transaction) states are the live ones.
+    swapped: bool,
 }
 
 impl Collection {
@@ -113,6 +136,75 @@ impl Collection {
             id_index: if timeseries { None } else { Some(HashMap::default()) },
             indexes: if timeseries { Vec::new() } else { vec![Index::id_index()] },
             data_size: 0,
+            journal: None,
+        }
+    }
+
+    /// Starts the undo log of an open transaction (nothing when one is kept already).
+    pub(crate) fn start_journal(&mut self) {
+        if self.journal.is_none() {
+            self.journal = Some(Box::new(Journal { indexes: self.indexes.len(), ..Journal::default() }));
+        }
+    }
+
+    /// Forgets the undo log (the transaction committed).
+    pub(crate) fn drop_journal(&mut self) {
+        self.journal = None;
+    }
+
+    /// Puts the collection back as it was when the log started (the transaction aborted): its
+    /// touched records and the indexes' entries for them, without the indexes it created.
+    pub(crate) fn undo_journal(&mut self) {
+        if self.journal.as_ref().is_some_and(|j| !j.swapped) {
+            self.swap_journal();
+        }
+        self.journal = None;
+    }
+
+    /// Exchanges each logged record state with the live one, keeping the indexes and the data
+    /// size consistent, and takes out (or puts back) the indexes created since the log started.
+    /// Cost: the touched records, not the collection. Every live state of a touched record is
+    /// taken out of the indexes before any logged one is put in, so no unique key is held twice
+    /// on the way.
+    pub(crate) fn swap_journal(&mut self) {
+        let Some(mut j) = self.journal.take() else { return };
+        if j.swapped {
+            self.indexes.append(&mut j.hidden);
+        }
+        let mut live = Vec::with_capacity(j.prior.len());
+        for (rid, _) in &j.prior {
+            let rec = self.records.remove(rid);
+            if let Some(r) = &rec {
+                self.data_size -= r.size();
+                if let Ok(doc) = r.doc() {
+                    self.index_remove(&doc, *rid);
+                }
+            }
+            live.push(rec);
+        }
+        for ((rid, other), now) in j.prior.iter_mut().zip(live) {
+            if let Some(r) = other.take() {
+                self.data_size += r.size();
+                if let Ok(doc) = r.doc() {
+                    self.index_add(&doc, *rid);
+                }
+                self.records.insert(*rid, r);
+            }
+            *other = now;
+        }
+        if !j.swapped {
+            j.hidden = self.indexes.split_off(j.indexes.min(self.indexes.len()));
+        }
+        j.swapped = !j.swapped;
+        self.journal = Some(j);
+    }
+
+    /// Logs record `rid`'s state before its first change under the open transaction's log.
+    fn note(&mut self, rid: u64) {
+        if let Some(j) = &mut self.journal {
+            if j.seen.insert(rid) {
+                j.prior.push((rid, self.records.get(&rid).cloned()));
+            }
         }
     }
 
@@ -234,6 +326,7 @@ impl Collection {
         self.check_write(&doc, rid)?;
         let rec = Record::encode(&doc)?;
         self.next_rid += 1;
+        self.note(rid);
         self.index_add(&doc, rid);
         self.data_size += rec.size();
         self.records.insert(rid, rec);
@@ -246,6 +339,7 @@ impl Collection {
         let Some(old) = self.records.get(&rid) else { return Ok(()) };
         let (old_doc, old_size) = (old.doc()?, old.size());
         let rec = Record::encode(&doc)?;
+        self.note(rid);
         self.index_remove(&old_doc, rid);
         self.index_add(&doc, rid);
         self.data_size = self.data_size - old_size + rec.size();
@@ -281,6 +375,7 @@ impl Collection {
         self.check_write_where(&doc, rid, id_touched, &affected)?;
         let rec = Record::encode_sized(&doc, new_size)?;
         let size = rec.size();
+        self.note(rid);
         self.data_size = self.data_size - old_size + size;
         if id_touched {
             let new_id = doc.get("_id").map(value::hash_key);
@@ -307,8 +402,9 @@ impl Collection {
     /// Removes record `rid`, returning its document (`None` when there is no such record).
     pub fn remove(&mut self, rid: u64) -> Result<Option<Document>> {
         let Some(old) = self.records.get(&rid) else { return Ok(None) };
-        let doc = old.doc()?;
-        self.data_size -= old.size();
+        let (doc, size) = (old.doc()?, old.size());
+        self.note(rid);
+        self.data_size -= size;
         self.records.remove(&rid);
         self.index_remove(&doc, rid);
         Ok(Some(doc))
@@ -316,6 +412,12 @@ impl Collection {
 
     /// Removes every document (indexes stay).
     pub fn clear(&mut self) {
+        if self.journal.is_some() {
+            let rids: Vec<u64> = self.records.keys().copied().collect();
+            for rid in rids {
+                self.note(rid);
+            }
+        }
         self.records.clear();
         if let Some(ix) = &mut self.id_index {
             ix.clear();

@@ -55,6 +55,8 @@ pub struct Database {
     /// Set while a command outside the open transaction runs on the collections as they were
     /// before it (`txn.rs`); the caller swaps them back once the reply is written.
     txn_swapped: bool,
+    /// Set while a command of the open transaction runs.
+    txn_inside: bool,
 }
 
 /// The collections of one database, by name.
@@ -145,6 +147,7 @@ impl Database {
             topology: Topology::default(),
             txns: txn::Transactions::default(),
             txn_swapped: false,
+            txn_inside: false,
         };
         d.ids = IdGen::new(0x5EED ^ d.now_millis() as u64);
         d
@@ -313,7 +316,9 @@ impl Database {
             txn::Route::Plain => false,
         };
         let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
+        self.txn_inside = inside;
         let result = commands::dispatch(self, cmd, db, env);
+        self.txn_inside = false;
         if inside {
             // In a transaction a write error fails the whole command (write_ops_exec.cpp,
             // `handleError`), and any failure aborts the transaction.

@@ -4,21 +4,33 @@
 //!
 //! A transaction's commands carry `lsid`, `txnNumber` and `autocommit: false`, the first also
 //! `startTransaction: true` (the drivers add them; the runtime's `ClientSession` does here). The
-//! engine runs them on the live collections, after keeping each collection's state from before
-//! the transaction's first write to it (`before`). So:
+//! engine runs them on the live collections. Before the transaction's first write to a collection
+//! that exists, the collection starts an undo log (`Collection::start_journal`): from then on each
+//! of its write paths (insert, update, replace, delete, ...) logs the state of a record it is about
+//! to change, once per record (its prior bytes, or "absent" for an insert), and the log knows how
+//! many indexes there were; a collection the transaction creates (`create`, an implicit create,
+//! `createIndexes`) is noted as created. The log's size is the transaction's writes, never the
+//! collection's. So:
 //! - the transaction reads its own writes;
-//! - `abortTransaction`, an error in any of its commands, or `endSessions` put the `before`
-//!   collections back: nothing of it remains;
-//! - `commitTransaction` forgets `before`: everything stays;
-//! - a command outside the transaction reads the `before` collections (swapped in for that
-//!   command and out again), as snapshot isolation shows other clients only committed data;
+//! - `abortTransaction`, an error in any of its commands, or `endSessions` replay the logs (each
+//!   touched record goes back to its logged state through the collection's own index upkeep,
+//!   the indexes the transaction built are dropped) and drop the collections it created:
+//!   nothing of it remains;
+//! - `commitTransaction` drops the logs: everything stays;
+//! - a command outside the transaction sees the data as before it: the logged states are swapped
+//!   in for that command (and out again), and the collections it created are taken out of the
+//!   catalog, as snapshot isolation shows other clients only committed data; the swap costs the
+//!   transaction's writes, not the collections' sizes;
 //! - a write outside the transaction to a collection it wrote would wait for the transaction on
 //!   a server until the transaction's lifetime (60 s) ended and aborted it; here the transaction
 //!   is aborted at once and the write applied, and the transaction's next command gets
-//!   `NoSuchTransaction` with the `TransientTransactionError` label, as it would there.
+//!   `NoSuchTransaction` with the `TransientTransactionError` label, as it would there. (The
+//!   conflict is per collection, where the server's is per document.)
 //!
 //! Not modelled: several transactions open at once (the engine runs one at a time and says so),
-//! prepared transactions, `readConcern: snapshot`'s cluster times, retryable writes.
+//! prepared transactions, `readConcern: snapshot`'s cluster times, retryable writes; a record id
+//! the aborted transaction used is not reused (nor is it on a server), and an index it made
+//! multikey stays multikey.
 
 use std::collections::HashMap;
 
@@ -59,8 +71,20 @@ struct Active {
     /// Set when the transaction was aborted by an error or by an outside write; its commands
     /// then fail with `NoSuchTransaction` until a new one starts.
     aborted: bool,
-    /// Each collection the transaction wrote, as it was before (None: it did not exist).
-    before: Vec<((String, String), Option<Collection>)>,
+    /// Each collection the transaction wrote, in the order of its first write, and whether it
+    /// existed before (its undo log is then kept in the collection; otherwise the transaction
+    /// created it, and an abort drops it).
+    touched: Vec<((String, String), bool)>,
+    /// True while an outside command runs with the transaction's changes swapped out.
+    swapped: bool,
+    /// While swapped: the collections the transaction created, taken out of the catalog.
+    hidden: Vec<Collection>,
+}
+
+impl Active {
+    fn new(lsid: Vec<u8>, number: i64, aborted: bool) -> Active {
+        Active { lsid, number, aborted, touched: Vec::new(), swapped: false, hidden: Vec::new() }
+    }
 }
 
 /// The session fields of a command.
@@ -116,7 +140,7 @@ fn written(cmd: &Document, db: &str) -> Option<(String, String)> {
 pub(crate) enum Route {
     /// Not part of a transaction, and nothing to hide from it.
     Plain,
-    /// Outside the open transaction, reading: the `before` collections are swapped in.
+    /// Outside the open transaction, reading: the state before the transaction is swapped in.
     Outside,
     /// A command of the open transaction.
     Inside,
@@ -182,7 +206,7 @@ impl Database {
             if self.txns.active.is_some() {
                 return Err(Error::new(ErrorKind::NotImplemented, "the playground runs one transaction at a time: commit or abort the open one first"));
             }
-            self.txns.active = Some(Active { lsid: info.lsid, number, aborted: false, before: Vec::new() });
+            self.txns.active = Some(Active::new(info.lsid, number, false));
         } else {
             match (current, self.txns.ended.get(&info.lsid)) {
                 (Some(n), _) if n == number => {}
@@ -210,9 +234,7 @@ impl Database {
         }
         match name {
             "commitTransaction" => {
-                if let Some(a) = self.txns.active.take() {
-                    self.txns.ended.insert(a.lsid, (a.number, true));
-                }
+                self.commit_active();
                 Ok(Route::Done(Document::new()))
             }
             "abortTransaction" => {
@@ -240,7 +262,7 @@ impl Database {
                 let (lsid, number) = (a.lsid.clone(), a.number);
                 self.abort_active();
                 // Its later commands are told it was aborted.
-                self.txns.active = Some(Active { lsid, number, aborted: true, before: Vec::new() });
+                self.txns.active = Some(Active::new(lsid, number, true));
             }
         }
     }
@@ -249,22 +271,22 @@ impl Database {
     /// anything else runs against the collections as they were before it.
     fn outside(&mut self, cmd: &Document, db: &str) -> Route {
         let Some(active) = &self.txns.active else { return Route::Plain };
-        if active.before.is_empty() {
+        if active.touched.is_empty() {
             return Route::Plain;
         }
         let name = cmd.keys().next().map(String::as_str).unwrap_or_default();
         let writes = super::commands::is_write_command(name) || out_stage(cmd).is_some();
         if writes {
-            let touched = |ns: &(String, String)| active.before.iter().any(|(k, _)| k == ns);
+            let touched = |ns: &(String, String)| active.touched.iter().any(|(k, _)| k == ns);
             let hits = match written(cmd, db) {
                 Some(ns) => touched(&ns),
                 // Drops, renames, $out and $merge: conservatively, anything in the same database.
-                None => active.before.iter().any(|((d, _), _)| d == db),
+                None => active.touched.iter().any(|((d, _), _)| d == db),
             };
             if hits {
                 let (lsid, number) = (active.lsid.clone(), active.number);
                 self.abort_active();
-                self.txns.active = Some(Active { lsid, number, aborted: true, before: Vec::new() });
+                self.txns.active = Some(Active::new(lsid, number, true));
             }
             return Route::Plain;
         }
@@ -272,38 +294,79 @@ impl Database {
         Route::Outside
     }
 
-    /// Swaps the open transaction's `before` collections with the live ones (twice: back).
+    /// Swaps what the open transaction changed with what was there before (twice: back): each
+    /// collection it wrote exchanges its touched records with their logged states (see
+    /// `Collection::swap_journal`), and each collection it created is taken out of the catalog
+    /// (or put back). Cost: the transaction's writes, not the collections' sizes.
     pub(crate) fn swap_before(&mut self) {
         let Some(mut active) = self.txns.active.take() else { return };
-        for ((db, name), before) in active.before.iter_mut() {
-            let live = self.drop_collection(db, name);
-            if let Some(c) = before.take() {
-                self.insert_collection(db, c);
+        for ((db, name), existed) in &active.touched {
+            if *existed {
+                if let Some(c) = self.collection_mut(db, name) {
+                    c.swap_journal();
+                }
+            } else if active.swapped {
+                if let Some(i) = active.hidden.iter().position(|c| c.ns == format!("{db}.{name}")) {
+                    let c = active.hidden.swap_remove(i);
+                    self.insert_collection(db, c);
+                }
+            } else if let Some(c) = self.drop_collection(db, name) {
+                active.hidden.push(c);
             }
-            *before = live;
         }
+        active.swapped = !active.swapped;
         self.txns.active = Some(active);
     }
 
-    /// Keeps a collection's state before the transaction's first write to it.
+    /// For a command of the open transaction: whether the transaction created collection
+    /// `db.name` (or is creating it: it did not exist before the command). `None` for any other
+    /// command.
+    pub(crate) fn created_in_transaction(&self, db: &str, name: &str) -> Option<bool> {
+        let active = self.txns.active.as_ref().filter(|_| self.txn_inside)?;
+        Some(active.touched.iter().any(|((d, n), existed)| d == db && n == name && !existed))
+    }
+
+    /// Before the transaction's first write to a collection: starts the collection's undo log,
+    /// or notes that the transaction creates it.
     fn keep_before(&mut self, ns: (String, String)) {
         let Some(active) = &self.txns.active else { return };
-        if active.before.iter().any(|(k, _)| *k == ns) {
+        if active.touched.iter().any(|(k, _)| *k == ns) {
             return;
         }
-        let copy = self.collection(&ns.0, &ns.1).cloned();
+        let existed = match self.collection_mut(&ns.0, &ns.1) {
+            Some(c) => {
+                c.start_journal();
+                true
+            }
+            None => false,
+        };
         if let Some(a) = self.txns.active.as_mut() {
-            a.before.push((ns, copy));
+            a.touched.push((ns, existed));
         }
     }
 
-    /// Puts back every collection the open transaction wrote, and ends it as aborted.
+    /// Commits the open transaction: its undo logs are dropped.
+    fn commit_active(&mut self) {
+        let Some(active) = self.txns.active.take() else { return };
+        for ((db, name), existed) in &active.touched {
+            if let (true, Some(c)) = (*existed, self.collection_mut(db, name)) {
+                c.drop_journal();
+            }
+        }
+        self.txns.ended.insert(active.lsid, (active.number, true));
+    }
+
+    /// Undoes everything the open transaction wrote (its undo logs replayed, the collections it
+    /// created dropped), and ends it as aborted.
     fn abort_active(&mut self) {
         let Some(active) = self.txns.active.take() else { return };
-        for ((db, name), before) in active.before.into_iter().rev() {
-            self.drop_collection(&db, &name);
-            if let Some(c) = before {
-                self.insert_collection(&db, c);
+        for ((db, name), existed) in active.touched.into_iter().rev() {
+            if existed {
+                if let Some(c) = self.collection_mut(&db, &name) {
+                    c.undo_journal();
+                }
+            } else {
+                self.drop_collection(&db, &name);
             }
         }
         self.txns.ended.insert(active.lsid, (active.number, false));

@@ -23,7 +23,27 @@ pub(super) fn create_indexes(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -
         parsed.push(Index::from_spec(s)?);
     }
     db.check_not_view(&ctx.db, &coll)?;
-    let created_automatically = db.collection(&ctx.db, &coll).is_none();
+    // In a transaction (create_indexes.cpp): an index may only be built on a collection the
+    // transaction creates, while it is empty; asking for indexes that all exist already is fine.
+    let created_here = db.created_in_transaction(&ctx.db, &coll);
+    if let (Some(created_here), Some(c)) = (created_here, db.collection(&ctx.db, &coll)) {
+        let all_exist = parsed.iter().all(|ix| c.indexes.iter().any(|e| e.name == ix.name && e.key == ix.key && e.options_equal(ix)));
+        if !all_exist && !created_here {
+            return Err(Error::new(
+                ErrorKind::OperationNotSupportedInTransaction,
+                format!("Cannot create new indexes on existing collection {} in a multi-document transaction.", c.ns),
+            ));
+        }
+        if !all_exist && !c.is_empty() {
+            return Err(Error::new(
+                ErrorKind::OperationNotSupportedInTransaction,
+                format!("Cannot create new indexes on non-empty collection {} in a multi-document transaction.", c.ns),
+            ));
+        }
+    }
+    // A collection the transaction created counts as created by this command (the server's
+    // `runCreateIndexesOnNewCollection` says so).
+    let created_automatically = db.collection(&ctx.db, &coll).is_none() || created_here == Some(true);
     if created_automatically {
         db.create_collection(&ctx.db, &coll, Document::new())?;
     }
