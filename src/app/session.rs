@@ -590,16 +590,7 @@ pub fn js_value(v: &bson::Bson, out: &mut String) {
 fn iso_date(ms: i64) -> Option<String> {
     let days = ms.div_euclid(86_400_000);
     let rem = ms.rem_euclid(86_400_000);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = super::ejson::civil_from_days(days);
     if !(0..=9999).contains(&year) {
         return None;
     }

@@ -83,3 +83,19 @@ export function dumpAll(target) {
 
 // The same page API in Chromium, Firefox and WebKit (tests/browser/driver.mjs).
 export { ENGINES, enginesToTest, launchEngine } from "./driver.mjs";
+
+/** Clicks Run and waits until that run is over: #run is watched becoming disabled (the run
+ * started) before it is waited for enabled again, so that a step is never judged by the previous
+ * run's output. */
+export async function runAndWait(page, { timeout = 120_000 } = {}) {
+  await page.evaluate(() => {
+    window.__runStarted = false;
+    window.__runObserver?.disconnect();
+    window.__runObserver = new MutationObserver((records) => {
+      if (records.some((r) => r.target.id === "run" && r.attributeName === "disabled" && r.oldValue === null)) window.__runStarted = true;
+    });
+    window.__runObserver.observe(document.body, { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["disabled"] });
+  });
+  await page.locator("#run").click();
+  await page.waitForFunction(() => window.__runStarted && !document.querySelector("#run")?.disabled && document.querySelector("pre.output .line"), null, { timeout });
+}

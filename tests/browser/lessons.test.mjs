@@ -8,6 +8,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
+import { runAndWait } from "./browser.mjs";
 import { createShellContext } from "../../tools/run-script.mjs";
 import { lessonFiles, parseLesson, readSkips } from "../../tools/run-lessons.mjs";
 
@@ -72,18 +73,7 @@ for (const lesson of lessons) {
     await openLesson(page, lesson);
     for (let i = 0; i < lesson.steps.length; i++) {
       await page.locator("ol.steps button").nth(i).click();
-      // Watch #run become disabled (the run started) before waiting for it to be enabled again, so
-      // that a step is never judged by the previous step's output.
-      await page.evaluate(() => {
-        window.__runStarted = false;
-        window.__runObserver?.disconnect();
-        window.__runObserver = new MutationObserver((records) => {
-          if (records.some((r) => r.target.id === "run" && r.attributeName === "disabled" && r.oldValue === null)) window.__runStarted = true;
-        });
-        window.__runObserver.observe(document.body, { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["disabled"] });
-      });
-      await page.locator("#run").click();
-      await page.waitForFunction(() => window.__runStarted && !document.querySelector("#run")?.disabled && document.querySelector("pre.output .line"), null, { timeout: 120_000 });
+      await runAndWait(page);
       const failed = await page.locator("pre.output .err").allInnerTexts();
       assert.deepEqual(failed, [], `${lesson.id} step ${i + 1} "${lesson.steps[i].title}"`);
     }

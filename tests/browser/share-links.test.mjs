@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { serve } from "./server.mjs";
-import { DIST, launch, dump } from "./browser.mjs";
+import { DIST, launch, dump, runAndWait } from "./browser.mjs";
 
 let server;
 let browser;
@@ -34,16 +34,7 @@ async function open(url) {
 
 /** Runs the editor's script and waits until the run is over. */
 async function runStep(page) {
-  await page.evaluate(() => {
-    window.__runStarted = false;
-    window.__runObserver?.disconnect();
-    window.__runObserver = new MutationObserver((records) => {
-      if (records.some((r) => r.target.id === "run" && r.attributeName === "disabled" && r.oldValue === null)) window.__runStarted = true;
-    });
-    window.__runObserver.observe(document.body, { subtree: true, attributes: true, attributeOldValue: true, attributeFilter: ["disabled"] });
-  });
-  await page.locator("#run").click();
-  await page.waitForFunction(() => window.__runStarted && !document.querySelector("#run")?.disabled && document.querySelector("pre.output .line"), null, { timeout: 120_000 });
+  await runAndWait(page);
   assert.deepEqual(await page.locator("pre.output .err").allInnerTexts(), []);
 }
 
