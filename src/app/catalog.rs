@@ -46,10 +46,21 @@ pub fn page_lesson() -> Option<Lesson> {
     page_json(LESSON_ID).and_then(|t| serde_json::from_str(&t).ok())
 }
 
+/// An id as it may name a file (lesson ids are `a-z`, `0-9`, `-`; anything else is dropped).
+fn file_id(id: &str) -> String {
+    id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect()
+}
+
 /// The URL of a lesson's file, relative to the page (the site works from any sub-path).
 pub fn url(id: &str) -> String {
-    let safe: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
-    format!("lessons/{safe}.json")
+    format!("lessons/{}.json", file_id(id))
+}
+
+/// A lesson's own page (`lesson-<id>.html`, tools/site.mjs), relative to the site: it paints that
+/// lesson before the app runs, so links to a lesson (share links, embed's "Open in the
+/// playground") point there.
+pub fn page(id: &str) -> String {
+    format!("lesson-{}.html", file_id(id))
 }
 
 /// Fetches one lesson (`lessons/<id>.json`).
@@ -89,5 +100,7 @@ mod tests {
         assert_eq!(super::url("document-versioning"), "lessons/document-versioning.json");
         assert_eq!(super::url("../../x?y#z"), "lessons/xyz.json");
         assert_eq!(super::url("https://evil.example/a"), "lessons/httpsevilexamplea.json");
+        assert_eq!(super::page("subset"), "lesson-subset.html");
+        assert_eq!(super::page("../x\"><script>"), "lesson-xscript.html");
     }
 }

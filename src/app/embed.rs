@@ -157,7 +157,7 @@ pub fn playground_link(plan: &Plan, script: &str, setup_writes: &[(String, Vec<W
     for (title, writes) in setup_writes {
         saved.session.record(Origin::Script { title: title.clone() }, writes.clone());
     }
-    format!("index.html#{}{}", state::SHARE_PREFIX, state::encode(&saved))
+    format!("{}#{}{}", catalog::page(id), state::SHARE_PREFIX, state::encode(&saved))
 }
 
 /// Mounts embed mode into `el` when the page's fragment is an embed route; false otherwise (the
@@ -475,7 +475,7 @@ mod tests {
         let writes = vec![("Embed every comment".to_string(), vec![WriteRecord::text("posts", r#"{"insert":"posts"}"#)])];
         let open = |script: &str| {
             let link = playground_link(&p, script, &writes);
-            let text = link.strip_prefix("index.html#s=").unwrap_or_else(|| panic!("{link}"));
+            let text = link.strip_prefix("lesson-subset.html#s=").unwrap_or_else(|| panic!("{link}"));
             state::decode(text).unwrap()
         };
         let unchanged = open(&p.script);

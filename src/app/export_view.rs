@@ -50,10 +50,14 @@ pub fn ExportView() -> impl IntoView {
         pg.session.with(|s| pg.audits.with(|a| pg.replay_failed.with(|f| s.to_mongosh(&title, a, f))))
     });
     let link = Memo::new(move |_| {
+        // The lesson's own page, in this page's folder (the deployment's: saved work is kept per folder).
+        let page = pg.lesson.with(|l| l.as_ref().map(|l| super::catalog::page(&l.id))).unwrap_or_else(|| "index.html".into());
         let base = web_sys::window()
             .and_then(|w| {
                 let l = w.location();
-                Some(format!("{}{}{}", l.origin().ok()?, l.pathname().ok()?, l.search().ok()?))
+                let path = l.pathname().ok()?;
+                let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+                Some(format!("{}{dir}{page}", l.origin().ok()?))
             })
             .unwrap_or_default();
         let scripts: Vec<String> = pg.lesson.with(|l| l.as_ref().map(|l| l.steps.iter().map(|s| s.script.clone()).collect()).unwrap_or_default());

@@ -63,6 +63,8 @@ for (const lesson of ["subset", "computed"]) {
     await exportTab(page);
     const script = await page.locator("#export-script").innerText();
     const short = await page.locator("#share-link").inputValue();
+    // It opens the lesson's own page, which paints that lesson before the app runs.
+    assert.ok(short.startsWith(`${server.url}lesson-${lesson}.html#s=`), short.slice(0, 120));
     // The link of earlier versions: the saved state, every write in it (what the store keeps).
     const stored = await page.evaluate((id) => Object.entries(localStorage).find(([k]) => k.endsWith(`/lesson/${id}`))?.[1], lesson);
     const long = `${server.url}#s=${stored}`;
