@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The size of the built site (make dist): every file in dist/ compressed with gzip -9, grouped by
 // part (engine wasm, UI wasm, JS glue, editor bundle, mongosh runtime, ...); the first load (what a
-// first visit downloads before it is interactive) against the 250 KB budget. A report for
+// first visit downloads before it is interactive) against the 700 KB target. A report for
 // `make bench`; nothing here fails on size.
 //
 // Usage: node tools/size-report.mjs [dist-dir] [--json=FILE]
@@ -11,7 +11,8 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BUDGET = 250 * 1024;
+// What may be downloaded before the first lesson can run (the phones issue's target).
+const BUDGET = 700 * 1024;
 
 /** The part a dist/ file belongs to (first matching rule), and whether a first visit of the
  * playground downloads it before it is interactive (tools/tti.mjs: the engine worker answered and
@@ -80,7 +81,7 @@ function main(argv) {
   const line = (cells) => cells.map((c, i) => (i <= 1 || i === 5 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ').trimEnd();
   process.stdout.write(`\nSize of the site (dist/, gzip -9 per file; "first": downloaded before the first lesson is interactive)\n${[line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')}\n`);
   const verdict = r.firstLoad.gzip <= BUDGET ? 'within' : 'OVER';
-  process.stdout.write(`first-load budget ${kb(BUDGET)}: ${verdict} (${kb(r.firstLoad.gzip)}; the whole site ${kb(r.total.gzip)})\n`);
+  process.stdout.write(`first-load target ${kb(BUDGET)}: ${verdict} (${kb(r.firstLoad.gzip)}; the whole site ${kb(r.total.gzip)})\n`);
   if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(r, null, 2));
   return 0;
 }
