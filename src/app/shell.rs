@@ -14,7 +14,7 @@ pub fn start() {
         console_error_panic_hook::hook(info);
         report_fatal(&format!("Internal error: {info}"));
     }));
-    let Some(el) = document().get_element_by_id("app") else {
+    let Some(el) = element("app") else {
         report_fatal("the page has no #app element");
         return;
     };
@@ -33,8 +33,9 @@ pub fn report_fatal(message: &str) {
     }
 }
 
-fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("a browser document")
+/// The page's element with this id.
+fn element(id: &str) -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.get_element_by_id(id)
 }
 
 #[component]
@@ -64,7 +65,7 @@ fn App() -> impl IntoView {
                         };
                         if let Some(n) = next {
                             pg.tab.set(Tab::ALL[n]);
-                            if let Some(el) = document().get_element_by_id(&format!("tab-{}", Tab::ALL[n].id())) {
+                            if let Some(el) = element(&format!("tab-{}", Tab::ALL[n].id())) {
                                 let _ = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el).map(|e| e.focus());
                             }
                         }
