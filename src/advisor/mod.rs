@@ -12,10 +12,17 @@
 //! - `caseInsensitiveRegex`: a query with a `/.../i` regex (or `$options: "i"`) on a field: no
 //!   ordinary index serves it (the scan reads every key); a case-insensitive collation index
 //!   (strength 1 or 2) does, when the query uses that collation.
+//! - `lookupOnRead`: every one of the session's reads of the collection (at least `lookupReads`,
+//!   default [`DEFAULT_LOOKUP_READS`]) joins the same other collection with `$lookup`: data read
+//!   together is stored apart.
+//! - `sameShapeCollections`: at least `sameShapeCollections` (default
+//!   [`DEFAULT_SAME_SHAPE_COLLECTIONS`]) collections of the database, this one among them, hold
+//!   documents with the same top-level fields: one collection with a field telling them apart
+//!   would do (the manual's "reduce the number of collections").
 //!
-//! Engine-specific command: `{ ppAdvise: "c", queries: [{ filter, sort }], arrayLength,
-//! documentBytes, medianFactor }` -> `{ collection, findings: [{ kind, message, pattern?,
-//! lesson?, evidence }] }`.
+//! Engine-specific command: `{ ppAdvise: "c", queries: [{ filter, sort, lookups }], arrayLength,
+//! documentBytes, medianFactor, lookupReads, sameShapeCollections }` -> `{ collection, findings:
+//! [{ kind, message, pattern?, lesson?, evidence }] }`.
 
 use std::collections::BTreeMap;
 
@@ -26,6 +33,10 @@ use crate::db::Collection;
 pub const DEFAULT_ARRAY_LENGTH: usize = 1000;
 pub const DEFAULT_DOCUMENT_BYTES: usize = 8 * 1024 * 1024;
 pub const DEFAULT_MEDIAN_FACTOR: f64 = 10.0;
+pub const DEFAULT_LOOKUP_READS: usize = 2;
+pub const DEFAULT_SAME_SHAPE_COLLECTIONS: usize = 3;
+/// The documents of each collection whose top-level fields make its shape (the first ones).
+const SHAPE_SAMPLE: usize = 50;
 /// Documents smaller than this are never "bloated" relative to the median.
 pub const MIN_BLOATED_BYTES: usize = 16 * 1024;
 /// Evidence lists at most this many documents.
@@ -37,20 +48,39 @@ pub struct Thresholds {
     pub array_length: usize,
     pub document_bytes: usize,
     pub median_factor: f64,
+    pub lookup_reads: usize,
+    pub same_shape_collections: usize,
 }
 
 impl Default for Thresholds {
     fn default() -> Thresholds {
-        Thresholds { array_length: DEFAULT_ARRAY_LENGTH, document_bytes: DEFAULT_DOCUMENT_BYTES, median_factor: DEFAULT_MEDIAN_FACTOR }
+        Thresholds {
+            array_length: DEFAULT_ARRAY_LENGTH,
+            document_bytes: DEFAULT_DOCUMENT_BYTES,
+            median_factor: DEFAULT_MEDIAN_FACTOR,
+            lookup_reads: DEFAULT_LOOKUP_READS,
+            same_shape_collections: DEFAULT_SAME_SHAPE_COLLECTIONS,
+        }
     }
 }
 
-/// One query of the session, with the index its plan uses (by name; `None` for a collection scan).
-#[derive(Debug, Clone)]
+/// One read of the session: its filter and sort, the indexes its plan reads (by name; none for a
+/// collection scan, several for an `$or` plan), and its `$lookup` stages as written (an
+/// aggregation's).
+#[derive(Debug, Clone, Default)]
 pub struct Query {
     pub filter: Document,
     pub sort: Option<Document>,
-    pub index_used: Option<String>,
+    pub indexes_used: Vec<String>,
+    pub lookups: Vec<Document>,
+}
+
+/// What the advisor looks at: the collection, its name, and the database's other collections
+/// (name and collection; views and time series left out by the caller).
+pub struct Scope<'a> {
+    pub name: &'a str,
+    pub collection: &'a Collection,
+    pub others: Vec<(&'a str, &'a Collection)>,
 }
 
 fn number(n: u64) -> Bson {
@@ -70,8 +100,10 @@ fn finding(kind: &str, message: String, pattern: Option<&str>, evidence: Documen
     f
 }
 
-/// Every finding for `c` (arrays and document sizes over the whole collection, one pass).
-pub fn advise(c: &Collection, queries: &[Query], t: &Thresholds) -> Vec<Document> {
+/// Every finding for the scope's collection (arrays and document sizes over the whole
+/// collection, one pass each; shapes from the first documents of each collection).
+pub fn advise(scope: &Scope<'_>, queries: &[Query], t: &Thresholds) -> Vec<Document> {
+    let c = scope.collection;
     let mut findings = Vec::new();
     large_arrays(c, t, &mut findings);
     bloated_documents(c, t, &mut findings);
@@ -80,6 +112,8 @@ pub fn advise(c: &Collection, queries: &[Query], t: &Thresholds) -> Vec<Document
         unused_indexes(c, queries, &mut findings);
     }
     case_insensitive_regexes(c, queries, &mut findings);
+    lookups_on_read(scope.name, queries, t, &mut findings);
+    same_shape_collections(scope, t, &mut findings);
     findings
 }
 
@@ -162,37 +196,71 @@ fn bloated_documents(c: &Collection, t: &Thresholds, out: &mut Vec<Document>) {
     let mut near_limit = Vec::new();
     let mut above_median = Vec::new();
     let (mut n_limit, mut n_median) = (0u64, 0u64);
+    let (mut heavy_limit, mut heavy_median) = (FieldBytes::default(), FieldBytes::default());
     for (_, rec) in c.iter() {
         let size = rec.size();
         let id = rec.id();
         let entry = || Bson::Document(doc! {"_id": id.clone(), "bytes": number(size as u64)});
         if size >= t.document_bytes {
             n_limit += 1;
+            heavy_limit.add(rec);
             if near_limit.len() < MAX_EVIDENCE {
                 near_limit.push(entry());
             }
         } else if size as f64 >= relative {
             n_median += 1;
+            heavy_median.add(rec);
             if above_median.len() < MAX_EVIDENCE {
                 above_median.push(entry());
             }
         }
     }
     if n_limit > 0 {
-        out.push(finding(
-            "bloatedDocument",
-            format!("{n_limit} document(s) of {} bytes or more, near the 16 MiB document limit", t.document_bytes),
-            Some("subset"),
-            doc! {"documents": number(n_limit), "examples": near_limit, "threshold": number(t.document_bytes as u64), "medianBytes": median, "limit": 16 * 1024 * 1024},
-        ));
+        let mut evidence = doc! {"documents": number(n_limit), "examples": near_limit, "threshold": number(t.document_bytes as u64), "medianBytes": median, "limit": 16 * 1024 * 1024};
+        heavy_limit.describe(&mut evidence);
+        out.push(finding("bloatedDocument", format!("{n_limit} document(s) of {} bytes or more, near the 16 MiB document limit", t.document_bytes), Some("subset"), evidence));
     }
     if n_median > 0 {
+        let mut evidence = doc! {"documents": number(n_median), "examples": above_median, "medianBytes": median, "factor": t.median_factor, "minBytes": relative.ceil()};
+        heavy_median.describe(&mut evidence);
         out.push(finding(
             "bloatedDocument",
             format!("{n_median} document(s) at least {} times the median document size ({median} bytes)", t.median_factor),
             Some("outlier"),
-            doc! {"documents": number(n_median), "examples": above_median, "medianBytes": median, "factor": t.median_factor},
+            evidence,
         ));
+    }
+}
+
+/// Per top-level field, the bytes it carries (key included) over some documents, and whether it
+/// was an array in every one of them that had it: what makes those documents heavy.
+#[derive(Default)]
+struct FieldBytes {
+    fields: BTreeMap<String, (u64, bool)>,
+}
+
+impl FieldBytes {
+    fn add(&mut self, rec: &crate::db::Record) {
+        // Stored documents always decode (the engine wrote them).
+        let Ok(d) = rec.doc() else { return };
+        for (k, v) in &d {
+            let e = self.fields.entry(k.clone()).or_insert((0, true));
+            e.0 += (k.len() + 2 + crate::value::value_size(v)) as u64;
+            e.1 &= matches!(v, Bson::Array(_));
+        }
+    }
+
+    /// `heaviestField: { path, bytes, array }` into the evidence (the first field on a tie).
+    fn describe(&self, evidence: &mut Document) {
+        let mut best: Option<(&String, &(u64, bool))> = None;
+        for (k, v) in &self.fields {
+            if best.map_or(true, |(_, b)| v.0 > b.0) {
+                best = Some((k, v));
+            }
+        }
+        if let Some((path, (bytes, array))) = best {
+            evidence.insert("heaviestField", doc! {"path": path.clone(), "bytes": number(*bytes), "array": *array});
+        }
     }
 }
 
@@ -227,7 +295,7 @@ fn unused_indexes(c: &Collection, queries: &[Query], out: &mut Vec<Document>) {
         if ix.is_id() {
             continue;
         }
-        if queries.iter().any(|q| q.index_used.as_deref() == Some(ix.name.as_str())) {
+        if queries.iter().any(|q| q.indexes_used.iter().any(|n| n == &ix.name)) {
             continue;
         }
         out.push(finding(
@@ -310,4 +378,81 @@ fn case_insensitive_regexes(c: &Collection, queries: &[Query], out: &mut Vec<Doc
             doc! {"field": field, "queries": number(count), "regexes": examples},
         ));
     }
+}
+
+/// The collection a `$lookup` stage joins (`from`), when it names one.
+fn lookup_from(spec: &Document) -> Option<&str> {
+    spec.get_str("from").ok()
+}
+
+fn lookups_on_read(name: &str, queries: &[Query], t: &Thresholds, out: &mut Vec<Document>) {
+    if queries.len() < t.lookup_reads.max(1) {
+        return;
+    }
+    // The collections the first read joins, kept when every other read joins them too.
+    let Some(first) = queries.first() else { return };
+    let mut joined: Vec<&str> = Vec::new();
+    for spec in &first.lookups {
+        if let Some(from) = lookup_from(spec) {
+            if from != name && !joined.contains(&from) && queries.iter().all(|q| q.lookups.iter().any(|l| lookup_from(l) == Some(from))) {
+                joined.push(from);
+            }
+        }
+    }
+    for from in joined {
+        let example = first.lookups.iter().find(|l| lookup_from(l) == Some(from)).cloned().unwrap_or_default();
+        out.push(finding(
+            "lookupOnRead",
+            format!(
+                "every one of the session's {} reads of '{name}' joins '{from}' with $lookup: data that is read together is stored apart; embedding what the reads use (the Extended Reference pattern copies the fields they need) makes each read one document",
+                queries.len()
+            ),
+            Some("extended-reference"),
+            doc! {"from": from, "reads": number(queries.len() as u64), "lookup": example},
+        ));
+    }
+}
+
+/// A collection's shape: the sorted top-level field names (but `_id`) of its first documents.
+fn shape(c: &Collection) -> Vec<String> {
+    let mut fields = std::collections::BTreeSet::new();
+    for (_, rec) in c.iter().take(SHAPE_SAMPLE) {
+        let Ok(raw) = rec.raw() else { continue };
+        for (k, _) in raw.iter().flatten() {
+            if k.as_str() != "_id" && !fields.contains(k.as_str()) {
+                fields.insert(k.as_str().to_string());
+            }
+        }
+    }
+    fields.into_iter().collect()
+}
+
+fn same_shape_collections(scope: &Scope<'_>, t: &Thresholds, out: &mut Vec<Document>) {
+    let mine = shape(scope.collection);
+    // One field besides `_id` is too little to call two collections the same.
+    if mine.len() < 2 {
+        return;
+    }
+    let mut names: Vec<&str> = vec![scope.name];
+    let mut documents = scope.collection.len() as u64;
+    for (name, c) in &scope.others {
+        if *name != scope.name && !c.is_empty() && shape(c) == mine {
+            names.push(name);
+            documents += c.len() as u64;
+        }
+    }
+    if names.len() < t.same_shape_collections.max(2) {
+        return;
+    }
+    names.sort_unstable();
+    out.push(finding(
+        "sameShapeCollections",
+        format!(
+            "{} collections of this database hold documents with the same fields ({}): each costs its own indexes and files, and a query across them needs $unionWith; one collection with a field telling them apart, indexed, serves them all",
+            names.len(),
+            mine.join(", ")
+        ),
+        Some("polymorphic"),
+        doc! {"collections": names.iter().map(|n| Bson::String(n.to_string())).collect::<Vec<_>>(), "fields": mine.iter().map(|f| Bson::String(f.clone())).collect::<Vec<_>>(), "documents": number(documents)},
+    ));
 }

@@ -25,6 +25,7 @@ fn large_arrays_and_bloated_documents() {
     let mut db = new_db();
     let mut docs: Vec<Document> = (0..20).map(|i| doc! {"_id": i, "title": "post", "comments": [{"by": "a"}]}).collect();
     let many: Vec<Bson> = (0..1500).map(|i| Bson::Document(doc! {"by": format!("user{i}"), "likes": [1, 2]})).collect();
+    let many_copy = many.clone();
     docs.push(doc! {"_id": 100, "title": "viral", "comments": many});
     ok(&mut db, doc! {"insert": "posts", "documents": docs});
     let r = ok(&mut db, doc! {"ppAdvise": "posts"});
@@ -42,6 +43,9 @@ fn large_arrays_and_bloated_documents() {
     let ev = b.get_document("evidence").unwrap();
     let size = db.collection("test", "posts").unwrap().iter().last().unwrap().1.size() as i32;
     assert_eq!(ev.get_array("examples").unwrap(), &vec![Bson::Document(doc! {"_id": 100, "bytes": size})]);
+    // What makes it heavy, for the migration draft: the comments array, key and all.
+    let comments_bytes = doc! {"comments": many_copy}.to_vec().unwrap().len() as i32 - 5;
+    assert_eq!(ev.get_document("heaviestField").unwrap(), &doc! {"path": "comments", "bytes": comments_bytes, "array": true});
     // Thresholds are the caller's: a lower array length flags the short arrays too.
     let r = ok(&mut db, doc! {"ppAdvise": "posts", "arrayLength": 1, "medianFactor": 1000});
     let arrays: Vec<String> = findings(&r).iter().filter(|f| f.get_str("kind").unwrap() == "largeArray").map(|f| f.get_document("evidence").unwrap().get_str("path").unwrap().to_string()).collect();
@@ -114,4 +118,59 @@ fn a_clean_collection_has_no_findings() {
     assert_eq!(kinds(&r), Vec::<String>::new());
     let r = db.run_command(&doc! {"ppAdvise": "nope"});
     assert_eq!(r.get_str("codeName").unwrap(), "NamespaceNotFound");
+}
+
+#[test]
+fn reads_that_always_join_another_collection() {
+    let mut db = new_db();
+    ok(&mut db, doc! {"insert": "orders", "documents": [{"_id": 1, "customerId": 7, "total": 5}]});
+    ok(&mut db, doc! {"insert": "customers", "documents": [{"_id": 7, "name": "Ann"}]});
+    let join = doc! {"from": "customers", "localField": "customerId", "foreignField": "_id", "as": "customer"};
+    let other = doc! {"from": "returns", "localField": "_id", "foreignField": "orderId", "as": "returns"};
+    let read = |lookups: Vec<Document>| Bson::Document(doc! {"filter": {}, "lookups": lookups});
+    // Two reads, both joining customers (one also joins returns): data read together, stored apart.
+    let r = ok(&mut db, doc! {"ppAdvise": "orders", "queries": [read(vec![join.clone()]), read(vec![other.clone(), join.clone()])]});
+    let f = findings(&r).into_iter().find(|f| f.get_str("kind").unwrap() == "lookupOnRead").unwrap();
+    assert_eq!(f.get_str("lesson").unwrap(), "extended-reference");
+    assert_eq!(f.get_document("evidence").unwrap(), &doc! {"from": "customers", "reads": 2, "lookup": join.clone()});
+    assert!(f.get_str("message").unwrap().starts_with("every one of the session's 2 reads of 'orders' joins 'customers' with $lookup"), "{f}");
+    let lookup_kinds = |r: &Document| kinds(r).into_iter().filter(|k| k == "lookupOnRead").count();
+    // A read that does not join, or a single read, is not "every read".
+    let r = ok(&mut db, doc! {"ppAdvise": "orders", "queries": [read(vec![join.clone()]), read(vec![]), read(vec![join.clone()])]});
+    assert_eq!(lookup_kinds(&r), 0);
+    let r = ok(&mut db, doc! {"ppAdvise": "orders", "queries": [read(vec![join.clone()])]});
+    assert_eq!(lookup_kinds(&r), 0);
+    let r = ok(&mut db, doc! {"ppAdvise": "orders", "lookupReads": 1, "queries": [read(vec![join.clone()])]});
+    assert_eq!(lookup_kinds(&r), 1);
+    let r = db.run_command(&doc! {"ppAdvise": "orders", "queries": [{"lookups": 1}]});
+    assert_eq!(r.get_str("errmsg").unwrap(), "BSON field 'ppAdvise.queries.0.lookups' is the wrong type 'int', expected type 'array'");
+}
+
+#[test]
+fn many_collections_of_one_shape() {
+    let mut db = new_db();
+    for month in ["2024_01", "2024_02"] {
+        let docs: Vec<Document> = (0..3).map(|i| doc! {"_id": i, "day": i + 1, "celsius": 20.5}).collect();
+        ok(&mut db, doc! {"insert": format!("temps_{month}"), "documents": docs});
+    }
+    ok(&mut db, doc! {"insert": "users", "documents": [{"_id": 1, "day": 1, "name": "Ann"}]});
+    ok(&mut db, doc! {"insert": "ids", "documents": [{"_id": 1, "day": 1}]});
+    let shape_kinds = |r: &Document| kinds(r).into_iter().filter(|k| k == "sameShapeCollections").count();
+    // Two of a shape are not many (the default asks for three).
+    assert_eq!(shape_kinds(&ok(&mut db, doc! {"ppAdvise": "temps_2024_01"})), 0);
+    ok(&mut db, doc! {"insert": "temps_2024_03", "documents": [{"_id": 1, "celsius": 19, "day": 1}]});
+    let r = ok(&mut db, doc! {"ppAdvise": "temps_2024_02"});
+    let f = findings(&r).into_iter().find(|f| f.get_str("kind").unwrap() == "sameShapeCollections").unwrap();
+    assert_eq!(f.get_str("lesson").unwrap(), "polymorphic");
+    assert_eq!(
+        f.get_document("evidence").unwrap(),
+        &doc! {"collections": ["temps_2024_01", "temps_2024_02", "temps_2024_03"], "fields": ["celsius", "day"], "documents": 7}
+    );
+    // Other shapes are not counted, and a collection of a single field besides _id has no shape to share.
+    assert_eq!(shape_kinds(&ok(&mut db, doc! {"ppAdvise": "users"})), 0);
+    ok(&mut db, doc! {"insert": "ids2", "documents": [{"_id": 1, "day": 1}]});
+    ok(&mut db, doc! {"insert": "ids3", "documents": [{"_id": 1, "day": 2}]});
+    assert_eq!(shape_kinds(&ok(&mut db, doc! {"ppAdvise": "ids"})), 0);
+    assert_eq!(shape_kinds(&ok(&mut db, doc! {"ppAdvise": "users", "sameShapeCollections": 2})), 0);
+    assert_eq!(shape_kinds(&ok(&mut db, doc! {"ppAdvise": "temps_2024_01", "sameShapeCollections": 4})), 0);
 }

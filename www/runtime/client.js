@@ -53,8 +53,8 @@ export class Client {
   }
 
   /** The reads of the run, for the advisor (at most MAX_QUERIES): a find's filter and sort, an
-   * aggregation's leading $match. `{ db, collection, query }`, the query as canonical Extended
-   * JSON text of `{ filter, sort? }`. */
+   * aggregation's leading $match and its $lookup stages. `{ db, collection, query }`, the query as
+   * canonical Extended JSON text of `{ filter, sort?, lookups? }`. */
   logQuery(cmd) {
     if (this.queries.length >= MAX_QUERIES) return;
     const name = Object.keys(cmd)[0];
@@ -64,8 +64,13 @@ export class Client {
     if (name === 'find') {
       query = { filter: cmd.filter ?? {} };
       if (cmd.sort && typeof cmd.sort === 'object') query.sort = cmd.sort;
-    } else if (name === 'aggregate' && Array.isArray(cmd.pipeline) && cmd.pipeline[0]?.$match && typeof cmd.pipeline[0].$match === 'object') {
-      query = { filter: cmd.pipeline[0].$match };
+    } else if (name === 'aggregate' && Array.isArray(cmd.pipeline)) {
+      const first = cmd.pipeline[0]?.$match;
+      const lookups = cmd.pipeline.map((s) => s?.$lookup).filter((l) => l && typeof l === 'object');
+      if ((first && typeof first === 'object') || lookups.length > 0) {
+        query = { filter: first && typeof first === 'object' ? first : {} };
+        if (lookups.length > 0) query.lookups = lookups;
+      }
     }
     if (query === null) return;
     const db = typeof cmd.$db === 'string' ? cmd.$db : DEFAULT_DB;

@@ -1,11 +1,11 @@
 //! `ppAdvise` (an engine extension for the advisor; no server has it): `{ ppAdvise: "c",
-//! queries: [{ filter, sort }], arrayLength, documentBytes, medianFactor }` -> `{ collection,
-//! findings }` (see `crate::advisor`). Each query is planned as `find` plans it, to know which
-//! index it would use.
+//! queries: [{ filter, sort, lookups }], arrayLength, documentBytes, medianFactor, lookupReads,
+//! sameShapeCollections }` -> `{ collection, findings }` (see `crate::advisor`). Each query is
+//! planned as `find` plans it, to know which indexes it would use.
 
 use bson::{Bson, Document};
 
-use crate::advisor::{self, Query, Thresholds};
+use crate::advisor::{self, Query, Scope, Thresholds};
 use crate::error::{Error, ErrorKind, Result};
 
 use super::super::args::{self, Fields};
@@ -27,6 +27,12 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     if let Some(v) = cmd.get("medianFactor") {
         t.median_factor = crate::value::Number::from_bson(v).map(|n| n.to_f64()).filter(|x| *x > 0.0).ok_or_else(|| args::wrong_type("ppAdvise.medianFactor", v, "number"))?;
     }
+    if let Some(n) = f.i64("lookupReads")? {
+        t.lookup_reads = usize::try_from(n.max(1)).unwrap_or(usize::MAX);
+    }
+    if let Some(n) = f.i64("sameShapeCollections")? {
+        t.same_shape_collections = usize::try_from(n.max(2)).unwrap_or(usize::MAX);
+    }
     db.check_not_view(&ctx.db, &coll)?;
     let Some(c) = db.collection(&ctx.db, &coll) else {
         return Err(Error::new(ErrorKind::NamespaceNotFound, format!("ns does not exist: {}.{coll}", ctx.db)));
@@ -46,25 +52,28 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
                 Some(Bson::Document(d)) => Some(d.clone()),
                 Some(other) => return Err(args::wrong_type(&format!("ppAdvise.queries.{i}.sort"), other, "object")),
             };
-            let sort = Sort::parse(sort_doc.as_ref())?;
-            let index_used = match planner::plan(c, &filter, sort.as_ref(), None) {
-                Plan::IdHack { .. } => Some(super::super::index::ID_INDEX_NAME.to_string()),
-                Plan::Ixscan(s) => c.indexes.get(s.index).map(|ix| ix.name.clone()),
-                // Every branch's index counts as used.
-                Plan::Or(scans) => {
-                    for s in &scans[1..] {
-                        if let Some(ix) = c.indexes.get(s.index) {
-                            queries.push(Query { filter: Document::new(), sort: None, index_used: Some(ix.name.clone()) });
-                        }
-                    }
-                    scans.first().and_then(|s| c.indexes.get(s.index)).map(|ix| ix.name.clone())
-                }
-                Plan::CollScan { .. } => None,
+            let lookups = match q.get("lookups") {
+                None => Vec::new(),
+                Some(Bson::Array(items)) => items.iter().filter_map(|l| l.as_document().cloned()).collect(),
+                Some(other) => return Err(args::wrong_type(&format!("ppAdvise.queries.{i}.lookups"), other, "array")),
             };
-            queries.push(Query { filter, sort: sort_doc, index_used });
+            let sort = Sort::parse(sort_doc.as_ref())?;
+            let name = |i: usize| c.indexes.get(i).map(|ix| ix.name.clone());
+            let indexes_used = match planner::plan(c, &filter, sort.as_ref(), None) {
+                Plan::IdHack { .. } => vec![super::super::index::ID_INDEX_NAME.to_string()],
+                Plan::Ixscan(s) => name(s.index).into_iter().collect(),
+                // Every branch's index counts as used.
+                Plan::Or(scans) => scans.iter().filter_map(|s| name(s.index)).collect(),
+                Plan::CollScan { .. } => Vec::new(),
+            };
+            queries.push(Query { filter, sort: sort_doc, indexes_used, lookups });
         }
     }
-    let findings: Vec<Bson> = advisor::advise(c, &queries, &t).into_iter().map(Bson::Document).collect();
+    let names: Vec<String> = db.collection_names(&ctx.db).into_iter().filter(|n| !n.starts_with("system.")).collect();
+    let others: Vec<(&str, &crate::db::Collection)> =
+        names.iter().filter_map(|n| db.collection(&ctx.db, n).filter(|o| !o.is_timeseries()).map(|o| (n.as_str(), o))).collect();
+    let scope = Scope { name: &coll, collection: c, others };
+    let findings: Vec<Bson> = advisor::advise(&scope, &queries, &t).into_iter().map(Bson::Document).collect();
     let mut reply = Document::new();
     reply.insert("collection", coll);
     reply.insert("findings", findings);
