@@ -37,11 +37,21 @@ fn stage_name(s: &Value) -> String {
     s.as_object().and_then(|o| o.keys().next().cloned()).unwrap_or_default()
 }
 
+/// True for an `aggregate` command whose last stage writes (`$out`, `$merge`).
+pub fn writes(cmd: &Value) -> bool {
+    cmd.get("aggregate").is_some()
+        && cmd.get("pipeline").and_then(Value::as_array).and_then(|p| p.last()).is_some_and(|s| matches!(stage_name(s).as_str(), "$out" | "$merge"))
+}
+
 #[component]
 pub fn AggregateView() -> impl IntoView {
     let pg = use_pg();
-    let coll = RwSignal::new(pg.test_collection());
-    let text = RwSignal::new("[\n  { \"$match\": {} },\n  { \"$project\": { \"size\": { \"$bsonSize\": \"$$ROOT\" } } },\n  { \"$sort\": { \"size\": -1 } }\n]".to_string());
+    // A pipeline the advisor drafted opens here, ready to step through.
+    let draft = pg.pipeline_draft.try_update(Option::take).flatten();
+    let coll = RwSignal::new(draft.as_ref().map(|d| d.collection.clone()).unwrap_or_else(|| pg.test_collection()));
+    let text = RwSignal::new(draft.map(|d| d.pipeline).unwrap_or_else(|| {
+        "[\n  { \"$match\": {} },\n  { \"$project\": { \"size\": { \"$bsonSize\": \"$$ROOT\" } } },\n  { \"$sort\": { \"size\": -1 } }\n]".to_string()
+    }));
     let outputs = RwSignal::new(Vec::<StageOutput>::new());
     let current = RwSignal::new(0usize);
     let running = RwSignal::new(false);
@@ -86,6 +96,21 @@ pub fn AggregateView() -> impl IntoView {
             running.set(false);
         });
     };
+    // A pipeline ending in $out or $merge is stepped through without its write; this runs it whole.
+    let ends_in_write = move || parsed().is_ok_and(|s| s.last().is_some_and(|l| matches!(stage_name(l).as_str(), "$out" | "$merge")));
+    let apply = move || {
+        let Ok(stages) = parsed() else { return };
+        let c = coll.get_untracked();
+        running.set(true);
+        spawn_local(async move {
+            let cmd = json!({ "aggregate": c, "pipeline": stages, "cursor": {} });
+            match pg.write(&format!("Run a pipeline on {c} with its write"), cmd).await {
+                Ok(_) => pg.info(format!("The pipeline ran on {c}, its last stage written.")),
+                Err(e) => pg.error(format!("The pipeline's write failed: {e}")),
+            }
+            running.set(false);
+        });
+    };
     view! {
         <div class="aggregate">
             <section aria-label="Pipeline">
@@ -103,7 +128,12 @@ pub fn AggregateView() -> impl IntoView {
                 <p class=move || if parsed().is_ok() { "valid" } else { "invalid" } aria-live="polite">
                     {move || match parsed() { Ok(s) => format!("{} stage(s).", s.len()), Err(e) => e }}
                 </p>
-                <button type="button" class="primary" disabled=move || parsed().is_err() || running.get() on:click=move |_| run()>"Run stage by stage"</button>
+                <div class="toolbar">
+                    <button type="button" class="primary" disabled=move || parsed().is_err() || running.get() on:click=move |_| run()>"Run stage by stage"</button>
+                    <Show when=ends_in_write>
+                        <button type="button" class="secondary" id="apply-pipeline" disabled=move || running.get() || pg.busy.get() on:click=move |_| apply()>"Run it with its write"</button>
+                    </Show>
+                </div>
             </section>
             <section class="stages" aria-label="Output of each stage" aria-live="polite">
                 {move || {

@@ -112,6 +112,8 @@ pub struct Pg {
     pub database: RwSignal<String>,
     /// An update the advisor drafted for the Update tab to preview (taken when it opens).
     pub draft: RwSignal<Option<UpdateDraft>>,
+    /// A pipeline the advisor drafted for the Aggregate tab to step through (taken when it opens).
+    pub pipeline_draft: RwSignal<Option<PipelineDraft>>,
     /// The scripts' reads since the lesson opened (at most [`MAX_QUERIES`]), for the advisor.
     pub queries: RwSignal<Vec<QueryRecord>>,
     /// The writes (index in the session) that failed when the session was last replayed, and why.
@@ -127,6 +129,14 @@ pub struct UpdateDraft {
     pub filter: String,
     pub update: String,
     pub multi: bool,
+}
+
+/// A drafted aggregation: the Aggregate tab's collection and pipeline (Extended JSON text), most
+/// often ending in the `$merge` that writes the migration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipelineDraft {
+    pub collection: String,
+    pub pipeline: String,
 }
 
 pub fn use_pg() -> Pg {
@@ -158,6 +168,7 @@ impl Pg {
             collection: RwSignal::new(None),
             database: RwSignal::new(session::DEFAULT_DB.to_string()),
             draft: RwSignal::new(None),
+            pipeline_draft: RwSignal::new(None),
             queries: RwSignal::new(Vec::new()),
             backups: RwSignal::new(Vec::new()),
             replay_failed: RwSignal::new(BTreeMap::new()),
@@ -246,7 +257,9 @@ impl Pg {
         let err = audits::reply_error(&reply);
         let wrote = reply.get("n").and_then(super::ejson::as_f64).unwrap_or(0.0) > 0.0
             || cmd.get("drop").is_some()
-            || cmd.get("createIndexes").is_some();
+            || cmd.get("createIndexes").is_some()
+            || cmd.get("dropIndexes").is_some()
+            || super::aggregate_view::writes(&cmd);
         if wrote || err.is_none() {
             let collection = cmd.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).unwrap_or_default().to_string();
             let pinned = session::pin_upserted_ids(&cmd, &reply);
@@ -873,6 +886,11 @@ impl Pg {
         // The one persistence effect: every change of the saved state goes to localStorage, at most
         // once per 300 ms of quiet (typing in the editor changes the state on every key).
         let pending = StoredValue::new_local(None::<gloo::timers::callback::Timeout>);
+        let save = move || {
+            if let Some(Err(e)) = store().map(|st| st.save(&pg.saved_untracked())) {
+                pg.error(format!("This browser's storage is full ({e}): the playground is not saved."));
+            }
+        };
         Effect::new(move |_| {
             if !pg.loaded.get() {
                 return;
@@ -883,14 +901,24 @@ impl Pg {
             pg.session.track();
             pg.audits.track();
             pg.time_limit_ms.track();
-            let save = gloo::timers::callback::Timeout::new(300, move || {
-                if let Some(Err(e)) = store().map(|st| st.save(&pg.saved_untracked())) {
-                    pg.error(format!("This browser's storage is full ({e}): the playground is not saved."));
-                }
-            });
             // Replacing the pending timeout cancels it (a gloo Timeout clears itself on drop).
-            pending.set_value(Some(save));
+            pending.set_value(Some(gloo::timers::callback::Timeout::new(300, move || {
+                pending.set_value(None);
+                save();
+            })));
         });
+        // A page left (reload, closed tab, link followed, app switched on a phone) within those
+        // 300 ms saves at once: the last write is never lost to the wait.
+        if let Some(window) = web_sys::window() {
+            for event in ["pagehide", "visibilitychange"] {
+                gloo::events::EventListener::new(&window, event, move |_| {
+                    if pending.try_update_value(Option::take).flatten().is_some() {
+                        save();
+                    }
+                })
+                .forget();
+            }
+        }
 
         // Audits are live: recount after every write and whenever the set changes.
         Effect::new(move |_| {

@@ -4,12 +4,13 @@
 //! anti-patterns, each with its evidence and the lesson of the pattern that fixes it).
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use serde_json::{json, Value};
 
 use super::data_view::{collections, CollectionSelect};
 use super::ejson::{self, compact_relaxed};
 use super::human_bytes;
-use super::pg::{use_pg, UpdateDraft};
+use super::pg::{use_pg, PipelineDraft, UpdateDraft};
 
 /// One field path of the analysis, as the view shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,7 +146,7 @@ pub fn SchemaView() -> impl IntoView {
                     </section>
                     <section aria-label="Advisor">
                         <h2>"Advisor"</h2>
-                        <Findings advice=advice/>
+                        <Findings advice=advice index_sizes=names().into_iter().find(|c| c.name == chosen.get_untracked()).map(|c| c.index_sizes).unwrap_or_default()/>
                     </section>
                 }.into_any(),
             }}
@@ -203,33 +204,111 @@ pub fn advise_command(coll: &str, queries: &[crate::protocol::QueryRecord]) -> V
     }
 }
 
-/// Elements a drafted Subset migration keeps in a large array: the newest.
+/// Elements a drafted Subset or Outlier migration keeps in a large array.
 pub const KEEP: usize = 100;
 
-/// The migration a finding's fix starts with, as an update to preview: for a large top-level
-/// array, the Subset pattern's trim to its newest [`KEEP`] elements (the rest to be moved to their
-/// own collection first, as the lesson does), on the documents holding more.
-pub fn migration_draft(collection: &str, finding: &Value) -> Option<UpdateDraft> {
-    if finding.get("kind").and_then(Value::as_str) != Some("largeArray") {
-        return None;
+/// What a finding's fix starts with, ready to preview before anything is written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Draft {
+    /// An update for the Update tab (its preview shows the documents and the bytes saved).
+    Update(UpdateDraft),
+    /// An aggregation for the Aggregate tab (stepped through, then run with its `$merge`).
+    Pipeline(PipelineDraft),
+    /// Dropping an index (the button says what it frees, and asks once more).
+    DropIndex { collection: String, index: String },
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// A top-level field name a draft may write into an update or a pipeline as it is.
+fn plain_field(path: &str) -> Option<&str> {
+    (!path.is_empty() && !path.contains('.') && !path.starts_with('$')).then_some(path)
+}
+
+/// The name of the one collection many same-shaped ones merge into: their common prefix without
+/// trailing digits and separators (`temps_2024_01`, `temps_2024_02` → `temps`), else `merged`; a
+/// name already taken by one of them gets `_all`.
+pub fn merged_name(names: &[String]) -> String {
+    let first = names.first().map(String::as_str).unwrap_or_default();
+    let mut len = names.iter().fold(first.len(), |len, n| first.bytes().zip(n.bytes()).take(len).take_while(|(a, b)| a == b).count());
+    while !first.is_char_boundary(len) {
+        len -= 1;
     }
-    let path = finding.pointer("/evidence/path").and_then(Value::as_str)?;
-    if path.contains('.') || path.starts_with('$') || path.is_empty() {
-        return None;
+    let base = first[..len].trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '_' | '-' | '.'));
+    let base = if base.is_empty() { "merged" } else { base };
+    if names.iter().any(|n| n == base) {
+        format!("{base}_all")
+    } else {
+        base.to_string()
     }
-    let filter = json!({ format!("{path}.{KEEP}"): { "$exists": true } });
-    let update = json!([{ "$set": { path: { "$slice": [format!("${path}"), -(KEEP as i64)] } } }]);
-    Some(UpdateDraft {
-        collection: collection.to_string(),
-        filter: serde_json::to_string_pretty(&filter).unwrap_or_default(),
-        update: serde_json::to_string_pretty(&update).unwrap_or_default(),
-        multi: true,
-    })
+}
+
+/// The migration a finding's fix starts with:
+/// - a large top-level array: the Subset pattern's trim to its newest [`KEEP`] elements (the rest
+///   moved to their own collection first, as the lesson does), on the documents holding more;
+/// - documents far above the median whose heaviest field is an array: the Outlier pattern's cap
+///   of that array to [`KEEP`] elements and a `hasOverflow` flag, on those documents only (by
+///   `$bsonSize`); near the 16 MiB limit, the Subset trim of that array;
+/// - a case-insensitive regex: the Computed pattern's lower-cased copy of the field, to index and
+///   query with a lower-cased, anchored regex;
+/// - a redundant or unused index: dropping it;
+/// - reads that always `$lookup` another collection: that join written into the documents with
+///   `$merge` (then trimmed to the fields the reads use: the Extended Reference pattern);
+/// - many collections of one shape: one collection holding them all, each document keeping its
+///   `_id` and its old collection's name in `source` (`whenMatched: "fail"`: two collections
+///   sharing an `_id` stop the merge, to be resolved by hand).
+pub fn migration_draft(collection: &str, finding: &Value) -> Option<Draft> {
+    let ev = |p: &str| finding.pointer(&format!("/evidence/{p}"));
+    let str_at = |p: &str| ev(p).and_then(Value::as_str);
+    let update = |filter: Value, update: Value| {
+        Some(Draft::Update(UpdateDraft { collection: collection.to_string(), filter: pretty(&filter), update: pretty(&update), multi: true }))
+    };
+    let pipeline = |on: &str, stages: Value| Some(Draft::Pipeline(PipelineDraft { collection: on.to_string(), pipeline: pretty(&stages) }));
+    match finding.get("kind").and_then(Value::as_str)? {
+        "largeArray" => {
+            let path = plain_field(str_at("path")?)?;
+            update(json!({ format!("{path}.{KEEP}"): { "$exists": true } }), json!([{ "$set": { path: { "$slice": [format!("${path}"), -(KEEP as i64)] } } }]))
+        }
+        "bloatedDocument" => {
+            if ev("heaviestField/array").and_then(Value::as_bool) != Some(true) {
+                return None;
+            }
+            let path = plain_field(str_at("heaviestField/path")?)?;
+            let keep = KEEP as i64;
+            let (min, set) = if finding.get("lesson").and_then(Value::as_str) == Some("outlier") {
+                (ev("minBytes")?.clone(), json!({ path: { "$slice": [format!("${path}"), keep] }, "hasOverflow": true }))
+            } else {
+                (ev("threshold")?.clone(), json!({ path: { "$slice": [format!("${path}"), -keep] } }))
+            };
+            let min = ejson::as_f64(&min)?;
+            update(json!({ "$expr": { "$gte": [{ "$bsonSize": "$$ROOT" }, ejson::int(min as i64)] } }), json!([{ "$set": set }]))
+        }
+        "caseInsensitiveRegex" => {
+            let field = plain_field(str_at("field")?)?;
+            update(json!({ field: { "$type": "string" } }), json!([{ "$set": { format!("{field}Lower"): { "$toLower": format!("${field}") } } }]))
+        }
+        "redundantIndex" | "unusedIndex" => Some(Draft::DropIndex { collection: collection.to_string(), index: str_at("index")?.to_string() }),
+        "lookupOnRead" => {
+            let lookup = ev("lookup")?.clone();
+            pipeline(collection, json!([{ "$lookup": lookup }, { "$merge": { "into": collection, "on": "_id", "whenMatched": "merge", "whenNotMatched": "discard" } }]))
+        }
+        "sameShapeCollections" => {
+            let names: Vec<String> = ev("collections")?.as_array()?.iter().filter_map(Value::as_str).map(str::to_string).collect();
+            let (first, rest) = names.split_first()?;
+            let tag = |name: &str| json!([{ "$set": { "source": name } }]);
+            let mut stages: Vec<Value> = tag(first).as_array().cloned().unwrap_or_default();
+            stages.extend(rest.iter().map(|n| json!({ "$unionWith": { "coll": n, "pipeline": tag(n) } })));
+            stages.push(json!({ "$merge": { "into": merged_name(&names), "whenMatched": "fail" } }));
+            pipeline(first, Value::Array(stages))
+        }
+        _ => None,
+    }
 }
 
 #[component]
-fn Findings(advice: Value) -> impl IntoView {
-    let pg = use_pg();
+fn Findings(advice: Value, index_sizes: Vec<(String, f64)>) -> impl IntoView {
     let collection = advice.get("collection").and_then(Value::as_str).unwrap_or_default().to_string();
     let findings = advice.get("findings").and_then(Value::as_array).cloned().unwrap_or_default();
     if findings.is_empty() {
@@ -247,13 +326,7 @@ fn Findings(advice: Value) -> impl IntoView {
                     <li class="finding" data-kind=kind.clone()>
                         <strong>{kind_label(&kind)}</strong>": "{message}
                         {lesson.map(|l| view! { " " <a href=format!("?lesson={l}") target="_blank" rel="noopener">{format!("The {l} lesson shows the fix →")}</a> })}
-                        {draft.map(|d| view! {
-                            " "
-                            <button type="button" class="link draft" on:click=move |_| {
-                                pg.draft.set(Some(d.clone()));
-                                pg.tab.set(super::pg::Tab::Update);
-                            }>"Draft the migration in the Update tab →"</button>
-                        })}
+                        {draft.map(|d| view! { " " <DraftButton draft=d index_sizes=index_sizes.clone()/> })}
                         <details><summary>"Evidence"</summary><code>{evidence}</code></details>
                     </li>
                 }
@@ -261,6 +334,59 @@ fn Findings(advice: Value) -> impl IntoView {
         </ul>
     }
     .into_any()
+}
+
+/// The button that opens a finding's draft where it can be previewed (or, for an index, asks once
+/// more, saying what dropping it frees).
+#[component]
+fn DraftButton(draft: Draft, index_sizes: Vec<(String, f64)>) -> impl IntoView {
+    let pg = use_pg();
+    match draft {
+        Draft::Update(d) => view! {
+            <button type="button" class="link draft" on:click=move |_| {
+                pg.draft.set(Some(d.clone()));
+                pg.tab.set(super::pg::Tab::Update);
+            }>"Draft the migration in the Update tab →"</button>
+        }
+        .into_any(),
+        Draft::Pipeline(d) => view! {
+            <button type="button" class="link draft" on:click=move |_| {
+                pg.pipeline_draft.set(Some(d.clone()));
+                pg.tab.set(super::pg::Tab::Aggregate);
+            }>"Draft the migration in the Aggregate tab →"</button>
+        }
+        .into_any(),
+        Draft::DropIndex { collection, index } => {
+            let frees = index_sizes.iter().find(|(n, _)| n == &index).map(|(_, b)| format!(" (frees {})", human_bytes(*b))).unwrap_or_default();
+            let asking = RwSignal::new(false);
+            let drop = move || {
+                let (c, i) = (collection.clone(), index.clone());
+                spawn_local(async move {
+                    match pg.write(&format!("Drop index {i} of {c}"), json!({ "dropIndexes": c, "index": i })).await {
+                        Ok(_) => pg.info(format!("Dropped index {i} of {c}.")),
+                        Err(e) => pg.error(format!("Not dropped: {e}")),
+                    }
+                });
+            };
+            let label = format!("Drop this index{frees}…");
+            view! {
+                <Show when=move || asking.get() fallback=move || view! {
+                    <button type="button" class="link draft" on:click=move |_| asking.set(true)>{label.clone()}</button>
+                }>
+                    <span class="confirm" role="group" aria-label="Drop the index?">
+                        "Drop it? "
+                        <button type="button" class="danger drop-index" disabled=move || pg.busy.get() on:click={
+                            let drop = drop.clone();
+                            move |_| drop()
+                        }>"Drop"</button>
+                        " "
+                        <button type="button" class="secondary" on:click=move |_| asking.set(false)>"Keep it"</button>
+                    </span>
+                </Show>
+            }
+            .into_any()
+        }
+    }
 }
 
 /// The advisor's finding kinds, in words.
@@ -271,6 +397,8 @@ fn kind_label(kind: &str) -> &'static str {
         "redundantIndex" => "Redundant index",
         "unusedIndex" => "Unused index",
         "caseInsensitiveRegex" => "Case-insensitive regex",
+        "lookupOnRead" => "Read together, stored apart",
+        "sameShapeCollections" => "Many collections of one shape",
         _ => "Finding",
     }
 }
@@ -290,15 +418,86 @@ mod tests {
         assert_eq!(advise_command("none", &reads), json!({ "ppAdvise": "none" }));
     }
 
+    fn update_of(d: Option<Draft>) -> (Value, Value) {
+        match d {
+            Some(Draft::Update(u)) => {
+                assert!(u.multi);
+                (serde_json::from_str(&u.filter).unwrap(), serde_json::from_str(&u.update).unwrap())
+            }
+            other => panic!("not an update draft: {other:?}"),
+        }
+    }
+
+    fn pipeline_of(d: Option<Draft>) -> (String, Value) {
+        match d {
+            Some(Draft::Pipeline(p)) => (p.collection, serde_json::from_str(&p.pipeline).unwrap()),
+            other => panic!("not a pipeline draft: {other:?}"),
+        }
+    }
+
     #[test]
     fn a_large_array_drafts_the_subset_trim() {
         let finding = json!({ "kind": "largeArray", "evidence": { "path": "likes", "maxLength": 1200 } });
-        let d = migration_draft("posts", &finding).unwrap();
-        assert_eq!(serde_json::from_str::<Value>(&d.filter).unwrap(), json!({ "likes.100": { "$exists": true } }));
-        assert_eq!(serde_json::from_str::<Value>(&d.update).unwrap(), json!([{ "$set": { "likes": { "$slice": ["$likes", -100] } } }]));
-        assert!(d.multi);
+        let (filter, update) = update_of(migration_draft("posts", &finding));
+        assert_eq!(filter, json!({ "likes.100": { "$exists": true } }));
+        assert_eq!(update, json!([{ "$set": { "likes": { "$slice": ["$likes", -100] } } }]));
         assert_eq!(migration_draft("posts", &json!({ "kind": "largeArray", "evidence": { "path": "a.b" } })), None);
-        assert_eq!(migration_draft("posts", &json!({ "kind": "redundantIndex", "evidence": {} })), None);
+        assert_eq!(migration_draft("posts", &json!({ "kind": "other", "evidence": {} })), None);
+    }
+
+    #[test]
+    fn a_bloated_document_drafts_the_outlier_cap_of_its_heaviest_array() {
+        let finding = json!({ "kind": "bloatedDocument", "lesson": "outlier", "evidence": {
+            "minBytes": { "$numberDouble": "16384.0" }, "heaviestField": { "path": "likedBy", "bytes": { "$numberInt": "90000" }, "array": true } } });
+        let (filter, update) = update_of(migration_draft("posts", &finding));
+        assert_eq!(filter, json!({ "$expr": { "$gte": [{ "$bsonSize": "$$ROOT" }, { "$numberInt": "16384" }] } }));
+        assert_eq!(update, json!([{ "$set": { "likedBy": { "$slice": ["$likedBy", 100] }, "hasOverflow": true } }]));
+        // Near the 16 MiB limit: the Subset trim, newest kept.
+        let near = json!({ "kind": "bloatedDocument", "lesson": "subset", "evidence": {
+            "threshold": { "$numberInt": "8388608" }, "heaviestField": { "path": "log", "array": true } } });
+        let (filter, update) = update_of(migration_draft("files", &near));
+        assert_eq!(filter, json!({ "$expr": { "$gte": [{ "$bsonSize": "$$ROOT" }, { "$numberInt": "8388608" }] } }));
+        assert_eq!(update, json!([{ "$set": { "log": { "$slice": ["$log", -100] } } }]));
+        // A heavy field that is not an array has no mechanical fix.
+        let blob = json!({ "kind": "bloatedDocument", "lesson": "outlier", "evidence": { "minBytes": 1, "heaviestField": { "path": "blob", "array": false } } });
+        assert_eq!(migration_draft("files", &blob), None);
+    }
+
+    #[test]
+    fn index_regex_lookup_and_shape_findings_draft_their_fixes() {
+        let regex = json!({ "kind": "caseInsensitiveRegex", "evidence": { "field": "email" } });
+        let (filter, update) = update_of(migration_draft("users", &regex));
+        assert_eq!(filter, json!({ "email": { "$type": "string" } }));
+        assert_eq!(update, json!([{ "$set": { "emailLower": { "$toLower": "$email" } } }]));
+        for kind in ["redundantIndex", "unusedIndex"] {
+            let f = json!({ "kind": kind, "evidence": { "index": "name_1" } });
+            assert_eq!(migration_draft("users", &f), Some(Draft::DropIndex { collection: "users".into(), index: "name_1".into() }));
+        }
+        let join = json!({ "from": "customers", "localField": "customerId", "foreignField": "_id", "as": "customer" });
+        let (on, stages) = pipeline_of(migration_draft("orders", &json!({ "kind": "lookupOnRead", "evidence": { "from": "customers", "lookup": join } })));
+        assert_eq!(on, "orders");
+        assert_eq!(stages, json!([{ "$lookup": join }, { "$merge": { "into": "orders", "on": "_id", "whenMatched": "merge", "whenNotMatched": "discard" } }]));
+        let shape = json!({ "kind": "sameShapeCollections", "evidence": { "collections": ["temps_2024_01", "temps_2024_02"] } });
+        let (on, stages) = pipeline_of(migration_draft("temps_2024_02", &shape));
+        assert_eq!(on, "temps_2024_01");
+        let tag = |n: &str| json!([{ "$set": { "source": n } }]);
+        assert_eq!(
+            stages,
+            json!([
+                { "$set": { "source": "temps_2024_01" } },
+                { "$unionWith": { "coll": "temps_2024_02", "pipeline": tag("temps_2024_02") } },
+                { "$merge": { "into": "temps", "whenMatched": "fail" } }
+            ])
+        );
+    }
+
+    #[test]
+    fn merged_collections_are_named_after_what_they_share() {
+        let names = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(merged_name(&names(&["temps_2024_01", "temps_2024_02", "temps_2024_11"])), "temps");
+        assert_eq!(merged_name(&names(&["logs", "logs2"])), "logs_all");
+        assert_eq!(merged_name(&names(&["a", "b"])), "merged");
+        assert_eq!(merged_name(&names(&["été1", "étè2"])), "ét");
     }
 
     #[test]

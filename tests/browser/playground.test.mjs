@@ -253,6 +253,66 @@ test("the Schema tab shows each field's presence, types and bytes, and the advis
   await context.close();
 });
 
+test("the advisor's other findings draft their fixes: an index dropped, a join written with $merge, collections merged", async () => {
+  const { context, page, errors } = await open();
+  await setScript(page, [
+    "db.customers.insertMany([{ _id: 7, name: 'Ann' }, { _id: 8, name: 'Bo' }]);",
+    "db.orders.insertMany([{ _id: 1, customerId: 7, total: 5 }, { _id: 2, customerId: 8, total: 9 }]);",
+    "db.orders.createIndex({ total: 1 });",
+    "db.orders.createIndex({ customerId: 1 });",
+    "const join = { from: 'customers', localField: 'customerId', foreignField: '_id', as: 'customer' };",
+    "db.orders.aggregate([{ $match: { total: { $gt: 1 } } }, { $lookup: join }]).toArray();",
+    "db.orders.aggregate([{ $lookup: join }, { $unwind: '$customer' }]).toArray();",
+    "for (const m of ['01', '02', '03']) db['temps_2024_' + m].insertMany([{ day: 1, celsius: 20 }, { day: 2, celsius: 21 }]);",
+    'print("seeded")',
+  ].join("\n"));
+  await page.locator("#run").click();
+  await page.locator("pre.output .line", { hasText: "seeded" }).waitFor();
+  const cmd = (c) => page.evaluate(async (c) => JSON.parse(await window.ppCommand(JSON.stringify(c))), c);
+  await tab(page, "Schema");
+  await page.getByLabel("Collection to analyse").selectOption("orders");
+  await page.locator("li.finding[data-kind=lookupOnRead]").waitFor();
+  assert.match(await page.locator("li.finding[data-kind=lookupOnRead]").innerText(), /every one of the session's 2 reads of 'orders' joins 'customers'/);
+  // The index no read used: dropping it says what it frees and asks once more.
+  const unused = page.locator("li.finding[data-kind=unusedIndex]");
+  assert.match(await unused.innerText(), /index 'customerId_1' was used by none/);
+  await unused.locator("button.draft", { hasText: /^Drop this index \(frees \d+(\.\d+)? (B|KiB)\)…$/ }).click();
+  await unused.locator("button.drop-index").click();
+  await page.locator("li.finding[data-kind=unusedIndex]").waitFor({ state: "detached" });
+  assert.deepEqual((await cmd({ listIndexes: "orders" })).cursor.firstBatch.map((i) => i.name), ["_id_", "total_1"]);
+  // The join, written into the documents: stepped through first, then run with its $merge.
+  await page.locator("li.finding[data-kind=lookupOnRead] button.draft").click();
+  assert.equal(await page.getByRole("tab", { name: "Aggregate" }).getAttribute("aria-selected"), "true");
+  assert.match(await page.locator("#pipeline-text").inputValue(), /"\$merge"/);
+  await page.getByRole("button", { name: "Run stage by stage" }).click();
+  await page.locator("ol.stage-list button", { hasText: "1. $lookup → 2 docs" }).waitFor();
+  assert.equal((await cmd({ find: "orders", filter: { customer: { $exists: true } } })).cursor.firstBatch.length, 0);
+  await page.locator("#apply-pipeline").click();
+  await page.locator(".notice", { hasText: "The pipeline ran on orders" }).waitFor();
+  const orders = (await cmd({ find: "orders", filter: {}, sort: { _id: 1 } })).cursor.firstBatch;
+  assert.deepEqual(orders.map((o) => o.customer.map((c) => c.name)), [["Ann"], ["Bo"]]);
+  // Three collections of one shape, merged into one with a field telling them apart.
+  await tab(page, "Schema");
+  await page.getByLabel("Collection to analyse").selectOption("temps_2024_02");
+  const shape = page.locator("li.finding[data-kind=sameShapeCollections]");
+  assert.match(await shape.innerText(), /3 collections of this database hold documents with the same fields \(celsius, day\)/);
+  await shape.locator("button.draft").click();
+  await page.getByRole("button", { name: "Run stage by stage" }).click();
+  await page.locator("ol.stage-list button", { hasText: "3. $unionWith → 6 docs" }).waitFor();
+  await page.locator("#apply-pipeline").click();
+  await page.locator(".notice", { hasText: "The pipeline ran on temps_2024_01" }).waitFor();
+  const merged = (await cmd({ aggregate: "temps", pipeline: [{ $group: { _id: "$source", n: { $sum: 1 } } }, { $sort: { _id: 1 } }], cursor: {} })).cursor.firstBatch;
+  assert.deepEqual(merged, ["temps_2024_01", "temps_2024_02", "temps_2024_03"].map((s) => ({ _id: s, n: { $numberInt: "2" } })));
+  // The UI's writes are in the session: a reload replays them.
+  // (At once: the save waits for 300 ms of quiet, and leaving the page must not lose it.)
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true, null, { timeout: 60_000 });
+  assert.equal((await cmd({ count: "temps" })).n.$numberInt, "6");
+  assert.deepEqual((await cmd({ listIndexes: "orders" })).cursor.firstBatch.map((i) => i.name), ["_id_", "total_1"]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a run that prints nothing says so; an uncaught error marks its line until the next edit", async () => {
   const { context, page, errors } = await open();
   await setScript(page, "db.quiet.insertOne({ _id: 1 });\ndb.quiet.insertOne({ _id: 2 });");
