@@ -94,6 +94,9 @@
     workers.clear();
   }
 
+  // A file's bytes as they came (a transferred Uint8Array is used as is, not copied again).
+  const asBytes = (b) => (b instanceof Uint8Array ? b : new Uint8Array(b));
+
   async function handle(msg) {
     const { id, kind } = msg;
     try {
@@ -134,14 +137,14 @@
         }
         case 'import': {
           const e = session.client.engine;
-          const report = e.importData(String(msg.file ?? ''), new Uint8Array(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));
+          const report = e.importData(String(msg.file ?? ''), asBytes(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));
           reply({ id, kind, report });
           break;
         }
         // An import in slices: the page sends a step at a time, so it can cancel between them.
         case 'importBegin': {
           const e = session.client.engine;
-          const progress = e.importBegin(String(msg.file ?? ''), new Uint8Array(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));
+          const progress = e.importBegin(String(msg.file ?? ''), asBytes(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));
           reply({ id, kind: 'importProgress', progress });
           break;
         }

@@ -359,6 +359,8 @@ test("import: a 200 000-document file imports whole while the other tabs stay us
   const file = bigJsonLines(200_000);
   await startImport(page, "many.json", file);
   await page.locator(".import-progress").waitFor();
+  // The header says what the engine is busy with.
+  await page.locator(".engine-status", { hasText: /^Importing… \d+\.\d s$/ }).waitFor();
   // The page answers while the worker imports: another tab opens and shows its view.
   await page.getByRole("tab", { name: "Lesson" }).click();
   assert.equal(await page.getByRole("tab", { name: "Lesson" }).getAttribute("aria-selected"), "true");
