@@ -478,8 +478,8 @@ impl Collection {
         }
     }
 
-    /// Puts the collection back as it was at `mark`, when only inserts happened since (not a time
-    /// series collection, whose inserts rewrite buckets): the records appended since are removed
+    /// Puts the collection back as it was at `mark`, when only inserts happened since: the
+    /// records appended since are removed
     /// through the index upkeep, the indexes created since dropped, the others' multikey state
     /// and the next record id put back. Cost: the appended records, not the collection.
     pub(crate) fn truncate_to(&mut self, mark: AppendMark) {

@@ -443,12 +443,13 @@ impl Database {
     /// What an import into `db.name` must put back to leave the server as it was
     /// ([`Database::roll_back_import`]): nothing but the id generator's state for a collection
     /// it creates (and whether the database existed), where the collection ended for one it
-    /// appends to, a copy of a time series collection (its inserts rewrite buckets) or of one an
-    /// open transaction logs. Cost: constant, or the copied collection.
+    /// appends to (inserts only append, to a time series collection too: its buckets are worked
+    /// out from the measurements), a copy of one an open transaction logs. Cost: constant (the
+    /// indexes' multikey paths), or the copied collection in that rare case.
     pub(crate) fn import_mark(&self, db: &str, name: &str) -> ImportMark {
         let kind = match self.collection(db, name) {
             None => MarkKind::New { db_existed: self.dbs.contains_key(db) },
-            Some(c) if c.is_timeseries() || c.has_journal() => MarkKind::Copy(Box::new(c.clone())),
+            Some(c) if c.has_journal() => MarkKind::Copy(Box::new(c.clone())),
             Some(c) => MarkKind::Appended(c.append_mark()),
         };
         ImportMark { db: db.to_string(), name: name.to_string(), ids: self.ids.clone(), kind }

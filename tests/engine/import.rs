@@ -577,3 +577,26 @@ fn a_cancelled_or_stopped_import_leaves_the_database_as_it_was() {
     assert_eq!(db.snapshot(), before);
     assert_eq!(multikey_state(&db, "test", "c"), multikey);
 }
+
+/// A cancelled import into a time series collection leaves its measurements (and so the buckets
+/// its statistics work out) as they were.
+#[test]
+fn a_cancelled_import_into_a_time_series_collection_leaves_it_as_it_was() {
+    let mut db = new_db();
+    crate::common::ok(&mut db, &doc! {"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}});
+    let docs: Vec<Document> = (0..50).map(|i| doc! {"t": bson::DateTime::from_millis(1_700_000_000_000 + i * 1000), "m": i % 3, "v": i}).collect();
+    crate::common::ok(&mut db, &doc! {"insert": "ts", "documents": docs});
+    let before = db.snapshot();
+    let mut text = String::new();
+    for i in 50..3000 {
+        text.push_str(&format!("{{\"t\":{{\"$date\":{}}},\"m\":{},\"v\":{i}}}\n", 1_700_000_000_000i64 + i * 1000, i % 3));
+    }
+    let mut job = import::begin_request(&mut db, "ts.json", text.into_bytes(), "", "", "ts", "");
+    let p = job.step(&mut db, 1000, usize::MAX);
+    assert_eq!((p.inserted, p.done), (1000, false));
+    assert_ne!(db.snapshot(), before);
+    job.finish(&mut db, false);
+    assert_eq!(db.snapshot(), before);
+    let stats = crate::common::ok(&mut db, &doc! {"collStats": "ts"});
+    assert_eq!(stats.get_document("timeseries").ok().and_then(|t| t.get("numBucketsOpenedDueToMetadata").cloned()), Some(Bson::Int32(3)), "{stats:?}");
+}
