@@ -20,6 +20,8 @@ use crate::db::Database;
 #[wasm_bindgen]
 pub struct Engine {
     db: Database,
+    /// The import in progress (`importBegin` .. `importEnd`), if any.
+    import: Option<crate::import::Import>,
 }
 
 impl Default for Engine {
@@ -37,7 +39,7 @@ impl Engine {
         let mut db = Database::new();
         db.set_topology(crate::db::Topology::ReplicaSet);
         db.set_clock(js_now);
-        Engine { db }
+        Engine { db, import: None }
     }
 
     /// Fixes the clock at `millis` since the epoch (reproducible lessons and tests).
@@ -56,6 +58,9 @@ impl Engine {
     /// or `{ ok: 0, errmsg, code, codeName }`.
     pub fn command(&mut self, bytes: &[u8]) -> Vec<u8> {
         reserve_headroom(bytes.len());
+        // A command between an import's slices cancels it (the UI sends none: a stray one must
+        // not see half an import, nor write where a later cancel would cut).
+        self.cancel_import();
         self.db.run_command_raw(bytes)
     }
 
@@ -72,6 +77,7 @@ impl Engine {
                 db.set_clock(js_now);
                 db.set_topology(self.db.topology());
                 self.db = db;
+                self.import = None;
                 Ok(())
             }
             Err(e) => Err(JsError::new(&e.message)),
@@ -86,8 +92,47 @@ impl Engine {
     /// Returns `{ file, db, collection, read, inserted, failed, indexes, errors: [{ file, line,
     /// offset, message }], stopped }`.
     #[wasm_bindgen(js_name = importData)]
-    pub fn import_data(&mut self, file: &str, bytes: &[u8], format: &str, db: &str, collection: &str, options: &str) -> JsValue {
+    pub fn import_data(&mut self, file: &str, bytes: Vec<u8>, format: &str, db: &str, collection: &str, options: &str) -> JsValue {
+        self.cancel_import();
         to_js(&crate::import::import_request(&mut self.db, file, bytes, format, db, collection, options))
+    }
+
+    /// [`Engine::import_data`] in slices, so that the worker stays responsive and a Cancel can
+    /// come between them: begins importing `bytes` (the engine keeps them) and returns the
+    /// progress `{ file, db, collection, read, inserted, failed, bytesDone, bytesTotal, done, stopped }`.
+    /// An import still open is cancelled first.
+    #[wasm_bindgen(js_name = importBegin)]
+    pub fn import_begin(&mut self, file: &str, bytes: Vec<u8>, format: &str, db: &str, collection: &str, options: &str) -> JsValue {
+        self.cancel_import();
+        let job = crate::import::begin_request(&mut self.db, file, bytes, format, db, collection, options);
+        let progress = job.progress();
+        self.import = Some(job);
+        to_js(&progress)
+    }
+
+    /// Reads and inserts the next slice of the open import (at most `maxDocs` documents or about
+    /// `maxBytes` bytes of the file); its progress (`done: true` once the file is read). Throws
+    /// when no import is open.
+    #[wasm_bindgen(js_name = importStep)]
+    pub fn import_step(&mut self, max_docs: u32, max_bytes: u32) -> Result<JsValue, JsError> {
+        let Some(job) = self.import.as_mut() else { return Err(JsError::new("no import is in progress")) };
+        reserve_headroom((max_bytes as usize).min(job.progress().bytes_total as usize));
+        Ok(to_js(&job.step(&mut self.db, max_docs as usize, max_bytes as usize)))
+    }
+
+    /// Ends the open import: with `keep`, the rest of the file is imported and the import stays
+    /// (unless an error stopped it under stopOnError); without, the database is put back as it
+    /// was before `importBegin` (Cancel). Returns its report (as [`Engine::import_data`]'s).
+    #[wasm_bindgen(js_name = importEnd)]
+    pub fn import_end(&mut self, keep: bool) -> Result<JsValue, JsError> {
+        let Some(job) = self.import.take() else { return Err(JsError::new("no import is in progress")) };
+        Ok(to_js(&job.finish(&mut self.db, keep)))
+    }
+
+    fn cancel_import(&mut self) {
+        if let Some(job) = self.import.take() {
+            job.finish(&mut self.db, false);
+        }
     }
 
     /// `db.collection` as `mongoexport` or `mongodump` write it (`crate::export`): `format` is

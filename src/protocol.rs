@@ -23,6 +23,14 @@
 //! UI -> worker   { id, kind: "import", file, bytes: Uint8Array, format, db, collection, options }
 //! worker -> UI   { id, kind: "import", report: { file, db, collection, read, inserted, failed,
 //!                  indexes, errors: [{ file, line?, offset?, message }], stopped } }
+//! UI -> worker   { id, kind: "importBegin", file, bytes: Uint8Array (transferred), format, db,
+//!                  collection, options }                     an import in slices: begins it
+//! UI -> worker   { id, kind: "importStep", maxDocs, maxBytes }   reads and inserts one slice
+//! worker -> UI   { id, kind: "importProgress", progress: { file, db, collection, read, inserted,
+//!                  failed, bytesDone, bytesTotal, done, stopped } }   (to both)
+//! UI -> worker   { id, kind: "importEnd", keep }     keep: the import stays (the rest of the
+//!                                                    file read first); else it is undone (Cancel)
+//! worker -> UI   { id, kind: "import", report }
 //! UI -> worker   { id, kind: "export", db, collection, format } -> { id, kind: "export", bytes }
 //! worker -> UI   { id, kind: "error", error }      a request the worker could not serve
 //! ```
@@ -86,6 +94,27 @@ pub enum Request {
         collection: String,
         options: String,
     },
+    /// Begin importing one file in slices (as [`Request::Import`]); answered with
+    /// [`Response::ImportProgress`]. The worker keeps the file until [`Request::ImportEnd`].
+    #[serde(rename = "importBegin")]
+    ImportBegin {
+        id: u32,
+        file: String,
+        #[serde(with = "serde_bytes")]
+        bytes: Vec<u8>,
+        format: String,
+        db: String,
+        collection: String,
+        options: String,
+    },
+    /// Read and insert the next slice of the open import: at most `max_docs` documents or about
+    /// `max_bytes` bytes of the file.
+    #[serde(rename = "importStep", rename_all = "camelCase")]
+    ImportStep { id: u32, max_docs: u32, max_bytes: u32 },
+    /// End the open import: `keep` it (answered with its report), or undo it (Cancel: the
+    /// database as it was before [`Request::ImportBegin`]).
+    #[serde(rename = "importEnd")]
+    ImportEnd { id: u32, keep: bool },
     /// One collection as `mongoexport`/`mongodump` write it (`format`: `json`, `canonical`,
     /// `bson`, `metadata`).
     Export { id: u32, db: String, collection: String, format: String },
@@ -101,6 +130,9 @@ impl Request {
             | Request::Snapshot { id }
             | Request::Restore { id, .. }
             | Request::Import { id, .. }
+            | Request::ImportBegin { id, .. }
+            | Request::ImportStep { id, .. }
+            | Request::ImportEnd { id, .. }
             | Request::Export { id, .. }
             | Request::Reset { id } => *id,
         }
@@ -115,6 +147,9 @@ impl Request {
             | Request::Snapshot { id }
             | Request::Restore { id, .. }
             | Request::Import { id, .. }
+            | Request::ImportBegin { id, .. }
+            | Request::ImportStep { id, .. }
+            | Request::ImportEnd { id, .. }
             | Request::Export { id, .. }
             | Request::Reset { id } => *id = to,
         }
@@ -128,7 +163,7 @@ impl Request {
             Request::Snapshot { .. } => "a snapshot of the database",
             Request::Restore { .. } => "restoring the database",
             Request::Reset { .. } => "emptying the database",
-            Request::Import { .. } => "the import",
+            Request::Import { .. } | Request::ImportBegin { .. } | Request::ImportStep { .. } | Request::ImportEnd { .. } => "the import",
             Request::Export { .. } => "the export",
         }
     }
@@ -158,6 +193,8 @@ pub enum Response {
     Restore { id: u32 },
     Reset { id: u32 },
     Import { id: u32, report: ImportReport },
+    #[serde(rename = "importProgress")]
+    ImportProgress { id: u32, progress: ImportProgress },
     Export {
         id: u32,
         #[serde(with = "serde_bytes")]
@@ -177,6 +214,23 @@ pub struct ImportReport {
     pub failed: u64,
     pub indexes: u64,
     pub errors: Vec<ImportError>,
+    pub stopped: bool,
+}
+
+/// How far an import in slices is (the engine's `import::Progress`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ImportProgress {
+    pub file: String,
+    pub db: String,
+    pub collection: String,
+    pub read: u64,
+    pub inserted: u64,
+    pub failed: u64,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    pub done: bool,
+    /// True when an error ended the import before the end of the file.
     pub stopped: bool,
 }
 
@@ -201,6 +255,7 @@ impl Response {
             | Response::Snapshot { id, .. }
             | Response::Restore { id }
             | Response::Import { id, .. }
+            | Response::ImportProgress { id, .. }
             | Response::Export { id, .. }
             | Response::Reset { id } => Some(*id),
         }
@@ -223,6 +278,7 @@ pub enum Answer {
     /// A snapshot's or an export's bytes.
     Bytes(Vec<u8>),
     Import(ImportReport),
+    ImportProgress(ImportProgress),
     Done,
 }
 
@@ -237,7 +293,8 @@ impl Request {
                 Ok(Answer::Bytes(bytes))
             }
             (Request::Restore { .. }, Response::Restore { .. }) | (Request::Reset { .. }, Response::Reset { .. }) => Ok(Answer::Done),
-            (Request::Import { .. }, Response::Import { report, .. }) => Ok(Answer::Import(report)),
+            (Request::Import { .. } | Request::ImportEnd { .. }, Response::Import { report, .. }) => Ok(Answer::Import(report)),
+            (Request::ImportBegin { .. } | Request::ImportStep { .. }, Response::ImportProgress { progress, .. }) => Ok(Answer::ImportProgress(progress)),
             (_, other) => Err(format!("the worker answered {} with {other:?}", self.what())),
         }
     }
@@ -565,6 +622,22 @@ mod tests {
             "writes": [{"collection": null, "command": "{\"dropDatabase\":{\"$numberInt\":\"1\"}}"}]});
         let Response::Run { report, .. } = serde_json::from_value::<Response>(v).unwrap() else { panic!() };
         assert_eq!(report.writes, vec![WriteRecord::text(String::new(), "{\"dropDatabase\":{\"$numberInt\":\"1\"}}")]);
+    }
+
+    #[test]
+    fn an_import_in_slices_speaks_camel_case_and_pairs_its_answers() {
+        let begin = Request::ImportBegin { id: 1, file: "a.json".into(), bytes: vec![1], format: String::new(), db: "test".into(), collection: "a".into(), options: "{}".into() };
+        assert_eq!(serde_json::to_value(&begin).unwrap()["kind"], "importBegin");
+        let step = Request::ImportStep { id: 2, max_docs: 1000, max_bytes: 1 << 20 };
+        assert_eq!(serde_json::to_value(&step).unwrap(), serde_json::json!({"kind": "importStep", "id": 2, "maxDocs": 1000, "maxBytes": 1048576}));
+        let end = Request::ImportEnd { id: 3, keep: false };
+        assert_eq!(serde_json::to_value(&end).unwrap(), serde_json::json!({"kind": "importEnd", "id": 3, "keep": false}));
+        let v = serde_json::json!({"id": 2, "kind": "importProgress", "progress": {"file": "a.json", "read": 1000, "inserted": 999, "failed": 1, "bytesDone": 64000, "bytesTotal": 128000, "done": false}});
+        let r: Response = serde_json::from_value(v).unwrap();
+        let want = ImportProgress { file: "a.json".into(), read: 1000, inserted: 999, failed: 1, bytes_done: 64_000, bytes_total: 128_000, ..Default::default() };
+        assert_eq!(step.answers(r.clone()), Ok(Answer::ImportProgress(want)));
+        assert!(end.answers(r).is_err());
+        assert_eq!(end.answers(Response::Import { id: 3, report: ImportReport::default() }), Ok(Answer::Import(ImportReport::default())));
     }
 
     #[test]

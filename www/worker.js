@@ -33,6 +33,13 @@
 //   { id, kind: "snapshot" }       -> { id, kind: "snapshot", bytes: Uint8Array }
 //   { id, kind: "restore", bytes } -> { id, kind: "restore" }
 //   { id, kind: "reset" }          -> { id, kind: "reset" }    (an empty database)
+//   { id, kind: "import", file, bytes, format, db, collection, options } -> { id, kind: "import", report }
+//   an import in slices (the page can cancel between them; src/protocol.rs):
+//   { id, kind: "importBegin", file, bytes, format, db, collection, options }
+//                                  -> { id, kind: "importProgress", progress }
+//   { id, kind: "importStep", maxDocs, maxBytes } -> { id, kind: "importProgress", progress }
+//   { id, kind: "importEnd", keep } -> { id, kind: "import", report }   (keep false: undone)
+//   { id, kind: "export", db, collection, format } -> { id, kind: "export", bytes }
 //
 // A request the worker cannot serve is answered { id, kind: "error", error: "<message>" }.
 // Runs are synchronous: the page enforces the time limit by terminating the sandbox and starting
@@ -87,6 +94,9 @@
     workers.clear();
   }
 
+  // A file's bytes as they came (a transferred Uint8Array is used as is, not copied again).
+  const asBytes = (b) => (b instanceof Uint8Array ? b : new Uint8Array(b));
+
   async function handle(msg) {
     const { id, kind } = msg;
     try {
@@ -127,10 +137,23 @@
         }
         case 'import': {
           const e = session.client.engine;
-          const report = e.importData(String(msg.file ?? ''), new Uint8Array(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));
+          const report = e.importData(String(msg.file ?? ''), asBytes(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));
           reply({ id, kind, report });
           break;
         }
+        // An import in slices: the page sends a step at a time, so it can cancel between them.
+        case 'importBegin': {
+          const e = session.client.engine;
+          const progress = e.importBegin(String(msg.file ?? ''), asBytes(msg.bytes), String(msg.format ?? ''), String(msg.db ?? ''), String(msg.collection ?? ''), String(msg.options ?? '{}'));
+          reply({ id, kind: 'importProgress', progress });
+          break;
+        }
+        case 'importStep':
+          reply({ id, kind: 'importProgress', progress: session.client.engine.importStep(Number(msg.maxDocs) >>> 0, Number(msg.maxBytes) >>> 0) });
+          break;
+        case 'importEnd':
+          reply({ id, kind: 'import', report: session.client.engine.importEnd(msg.keep === true) });
+          break;
         default:
           reply({ id, kind: 'error', error: `unknown request kind: ${kind}` });
       }

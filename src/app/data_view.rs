@@ -603,24 +603,32 @@ fn ImportPanel() -> impl IntoView {
             return;
         }
         let stop = !skip_bad.get_untracked();
-        let total: usize = files.iter().map(|p| p.bytes.len()).sum();
-        if let Some(question) = super::pg::import_memory_warning(total) {
+        let sizes: Vec<(&str, usize)> = files.iter().map(|p| (p.file.as_str(), p.bytes.len())).collect();
+        if let Some(question) = super::pg::import_memory_warning(&sizes) {
             if !web_sys::window().and_then(|w| w.confirm_with_message(&question).ok()).unwrap_or(false) {
                 return;
             }
         }
+        // Read now: the panel may be gone (another tab) before the imports end.
+        let files: Vec<(String, Vec<u8>, String)> = files.into_iter().map(|p| (p.file, p.bytes, p.collection.get_untracked())).collect();
+        pending.set(Vec::new());
+        pasted.set(String::new());
+        reports.set(Vec::new());
         spawn_local(async move {
             let mut lines = Vec::new();
-            for p in files {
-                let coll = p.collection.get_untracked();
-                match pg.import_file(p.file.clone(), p.bytes, coll, stop).await {
-                    Ok(r) => lines.extend(describe_import(&r)),
-                    Err(e) => lines.push(format!("{}: {e}", p.file)),
+            for (file, bytes, coll) in files {
+                match pg.import_file(file.clone(), bytes, coll, stop).await {
+                    Ok((r, kept)) => {
+                        let cancelled = !kept && pg.import_cancel.get_untracked();
+                        lines.extend(describe_import(&r, cancelled));
+                        if cancelled {
+                            break;
+                        }
+                    }
+                    Err(e) => lines.push(format!("{file}: {e}")),
                 }
             }
-            pending.set(Vec::new());
-            pasted.set(String::new());
-            reports.set(lines);
+            let _ = reports.try_set(lines);
         });
     };
     view! {
@@ -665,12 +673,36 @@ fn ImportPanel() -> impl IntoView {
                 {move || reports.get().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
             </ul>
         </details>
+        // Outside the folding panel: an import keeps running (and shows) when the panel is
+        // closed or the learner went to another tab and back.
+        {move || pg.import_progress.get().map(|p| {
+            let text = progress_text(&p);
+            view! {
+                <div class="import-progress" role="group" aria-label="Import in progress">
+                    <label for="import-progress">{format!("Importing {} into {}.{}", p.file, p.db, p.collection)}</label>
+                    <progress id="import-progress" max=p.bytes_total.max(1).to_string() value=p.bytes_done.to_string() aria-valuetext=text.clone()></progress>
+                    <span class="progress-text">{text}</span>
+                    <button type="button" class="secondary" disabled=move || pg.import_cancel.get() on:click=move |_| pg.cancel_import()>
+                        {move || if pg.import_cancel.get() { "Cancelling…" } else { "Cancel import" }}
+                    </button>
+                </div>
+            }
+        })}
     }
 }
 
-/// The lines a report shows: mongoimport's summary, then each error at its place.
-pub fn describe_import(r: &crate::protocol::ImportReport) -> Vec<String> {
-    let mut out = vec![if r.stopped {
+/// What an import's progress bar says: documents read (and failed), bytes of the file read.
+pub fn progress_text(p: &crate::protocol::ImportProgress) -> String {
+    let failed = if p.failed > 0 { format!(" ({} failed)", p.failed) } else { String::new() };
+    format!("{} documents{failed} · {} of {}", p.read, human_bytes(p.bytes_done as f64), human_bytes(p.bytes_total as f64))
+}
+
+/// The lines a report shows: mongoimport's summary (or that it was cancelled), then each error
+/// at its place.
+pub fn describe_import(r: &crate::protocol::ImportReport, cancelled: bool) -> Vec<String> {
+    let mut out = vec![if cancelled {
+        format!("{} -> {}.{}: cancelled after {} document(s); nothing of this file was kept.", r.file, r.db, r.collection, r.read)
+    } else if r.stopped {
         format!("{} -> {}.{}: stopped at an error; nothing of this file was kept.", r.file, r.db, r.collection)
     } else {
         let indexes = if r.indexes > 0 { format!(" {} index(es) created.", r.indexes) } else { String::new() };
@@ -701,17 +733,30 @@ mod tests {
 
     #[test]
     fn a_large_import_asks_first() {
-        assert_eq!(super::super::pg::import_memory_warning(10 << 20), None);
-        let q = super::super::pg::import_memory_warning(120 << 20).unwrap();
-        assert!(q.starts_with("These files hold 120.0 MiB of data; the engine keeps about 25 bytes in memory per byte of data, so the import needs about 2.9 GiB of the 4.0 GiB"), "{q}");
+        use super::super::pg::import_memory_warning as warning;
+        assert_eq!(warning(&[("a.json", 120 << 20)]), None);
+        assert_eq!(warning(&[("a.json", 256 << 20), ("b.bson", 100 << 20)]), None);
+        let q = warning(&[("a.json", 256 << 20), ("b.bson", 200 << 20)]).unwrap();
+        assert!(q.starts_with("These files hold 456.0 MiB of data; the engine keeps about 5 bytes in memory per byte of them (documents stored as BSON with their _id index, and the file while it is read), so the import needs about 2.4 GiB of the 4.0 GiB"), "{q}");
+        let q = warning(&[("people.CSV", 250 << 20)]).unwrap();
+        assert!(q.contains("about 10 bytes in memory per byte of them") && q.contains("needs about 2.4 GiB"), "{q}");
     }
 
     #[test]
     fn a_report_reads_as_mongoimport_sums_up() {
         let mut r = crate::protocol::ImportReport { file: "o.json".into(), db: "test".into(), collection: "o".into(), read: 3, inserted: 2, failed: 1, ..Default::default() };
         r.errors.push(crate::protocol::ImportError { file: "o.json".into(), line: Some(3), offset: None, message: "unexpected end".into() });
-        assert_eq!(describe_import(&r), ["o.json -> test.o: 2 document(s) imported, 1 failed.", "o.json:3: unexpected end"]);
+        assert_eq!(describe_import(&r, false), ["o.json -> test.o: 2 document(s) imported, 1 failed.", "o.json:3: unexpected end"]);
+        assert_eq!(describe_import(&r, true)[0], "o.json -> test.o: cancelled after 3 document(s); nothing of this file was kept.");
         r.stopped = true;
-        assert_eq!(describe_import(&r)[0], "o.json -> test.o: stopped at an error; nothing of this file was kept.");
+        assert_eq!(describe_import(&r, false)[0], "o.json -> test.o: stopped at an error; nothing of this file was kept.");
+    }
+
+    #[test]
+    fn the_progress_bar_says_documents_and_bytes() {
+        let mut p = crate::protocol::ImportProgress { read: 12_000, bytes_done: 3 << 20, bytes_total: 12 << 20, ..Default::default() };
+        assert_eq!(progress_text(&p), "12000 documents · 3.0 MiB of 12.0 MiB");
+        p.failed = 2;
+        assert_eq!(progress_text(&p), "12000 documents (2 failed) · 3.0 MiB of 12.0 MiB");
     }
 }

@@ -16,7 +16,7 @@ use super::session::{self, Origin, Session};
 use super::state::{self, Kv, LinkChoice, Saved, Slot, Store};
 use super::run_pane::{now_ms, RunPane};
 use super::worker::{Engine, EngineError};
-use crate::protocol::{Cost, ImportReport, QueryRecord, WriteRecord};
+use crate::protocol::{Cost, ImportProgress, ImportReport, QueryRecord, WriteRecord};
 
 /// Which tool of the workspace is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +120,10 @@ pub struct Pg {
     pub replay_failed: RwSignal<BTreeMap<usize, String>>,
     /// The saved backups (newest first), as the Export tab lists them.
     pub backups: RwSignal<Vec<state::Backup>>,
+    /// The import running now: how far it is (the Data tab's progress bar).
+    pub import_progress: RwSignal<Option<ImportProgress>>,
+    /// Set by Cancel: the running import is undone after its current slice.
+    pub import_cancel: RwSignal<bool>,
 }
 
 /// A drafted update: the Update tab's fields (Extended JSON texts).
@@ -172,6 +176,8 @@ impl Pg {
             queries: RwSignal::new(Vec::new()),
             backups: RwSignal::new(Vec::new()),
             replay_failed: RwSignal::new(BTreeMap::new()),
+            import_progress: RwSignal::new(None),
+            import_cancel: RwSignal::new(false),
         }
     }
 
@@ -347,10 +353,13 @@ impl Pg {
     }
 
     /// Imports one file into `db.collection` (an empty collection: named after the file) with
-    /// the engine's importer. A file that stops on an error leaves the database as it was before
-    /// it (so does Stop); an import that succeeds is logged with the file's bytes, so a reload
-    /// imports it again. Returns the importer's report, or why there is none.
-    pub async fn import_file(&self, file: String, bytes: Vec<u8>, collection: String, stop_on_error: bool) -> Result<ImportReport, String> {
+    /// the engine's importer, in slices ([`IMPORT_SLICE`]): [`Pg::import_progress`] follows it,
+    /// and [`Pg::cancel_import`] ends it between two slices. A file that stops on an error, or a
+    /// cancelled import, leaves the database as it was before it (the engine undoes what it
+    /// added; Stop replaces the worker and replays the session's log, which it is not in); an
+    /// import that stays is logged with the file's bytes, so a reload imports it again. Returns
+    /// the importer's report and whether the import stayed, or why there is none.
+    pub async fn import_file(&self, file: String, bytes: Vec<u8>, collection: String, stop_on_error: bool) -> Result<(ImportReport, bool), String> {
         if self.busy.get_untracked() {
             return Err("the engine is busy".into());
         }
@@ -362,9 +371,9 @@ impl Pg {
             ));
         }
         self.busy.set(true);
+        self.import_cancel.set(false);
         let engine = self.engine();
-        let snapshot = engine.snapshot().await.ok();
-        engine.set_checkpoint(snapshot.clone());
+        engine.set_checkpoint(None);
         let db = self.database.get_untracked();
         // The ObjectIds of documents without `_id` are made from these, logged with the file:
         // a replay gives the same ones.
@@ -372,27 +381,41 @@ impl Pg {
         let time = (js_sys::Date::now() / 1000.0) as u32;
         let options = serde_json::json!({ "stopOnError": stop_on_error, "ids": { "time": time, "seed": seed } });
         self.run_started.set(Some(now_ms()));
-        let (r, bytes) = engine.import(file.clone(), bytes, db, collection, options.to_string(), IMPORT_LIMIT_MS).await;
+        let this = *self;
+        let (r, bytes) = engine
+            .import_sliced(
+                file.clone(),
+                bytes,
+                db,
+                collection,
+                options.to_string(),
+                IMPORT_LIMIT_MS,
+                IMPORT_SLICE,
+                move |p| this.import_progress.set(Some(p.clone())),
+                move || this.import_cancel.get_untracked(),
+            )
+            .await;
         self.run_started.set(None);
-        engine.set_checkpoint(None);
+        self.import_progress.set(None);
         let result = match r {
-            Ok(report) if report.stopped || report.inserted == 0 => {
-                // Nothing of a stopped import stays.
-                if let Some(bytes) = snapshot {
-                    let _ = engine.restore(bytes).await;
-                }
-                Ok(report)
-            }
-            Ok(report) => {
+            Ok((report, true)) => {
                 let record = WriteRecord::import(&report.db, &report.collection, &file, &options, bytes);
                 self.session.update(|s| s.record(Origin::Ui { action: format!("Import {file}") }, vec![record]));
-                Ok(report)
+                Ok((report, true))
             }
+            Ok((report, false)) => Ok((report, false)),
             Err(e) => Err(e.to_string()),
         };
         self.data_version.update(|v| *v += 1);
         self.busy.set(false);
         result
+    }
+
+    /// Cancels the running import (the Data tab's Cancel): it is undone after its current slice.
+    pub fn cancel_import(&self) {
+        if self.import_progress.get_untracked().is_some() {
+            self.import_cancel.set(true);
+        }
     }
 
     /// One collection as a file for mongoimport/mongorestore (`format`: `json`, `canonical`,
@@ -669,26 +692,44 @@ pub const DEFAULT_LIMIT_MS: u32 = 10_000;
 pub const MAX_QUERIES: usize = 500;
 /// The largest file the playground imports, and how long an import may take.
 pub const MAX_IMPORT: usize = 256 << 20;
-/// Bytes the engine holds per byte of imported data, as `make bench`'s memory figures measure it
-/// today (documents decoded in memory, plus the `_id` index: about 25 times their BSON bytes).
-pub const HELD_PER_BYTE: f64 = 25.0;
 /// What a WebAssembly engine can address at most (32-bit memory).
 pub const ENGINE_MEMORY: f64 = 4.0 * 1024.0 * 1024.0 * 1024.0;
 
-/// The question to ask before importing `bytes` of files when the engine would need more than
-/// half of what it can address, or `None` when it fits easily.
-pub fn import_memory_warning(bytes: usize) -> Option<String> {
-    let needed = bytes as f64 * HELD_PER_BYTE;
+/// The engine's memory an import needs per byte of the file, by its format (extension), rounded
+/// up from what `make bench` measures (tools/bench-import.mjs: 1 000 000 documents of 68 BSON
+/// bytes as JSON lines grow the wasm memory by 469 bytes each, 3.8 per byte of the file, 6.9 per
+/// BSON byte; the same documents as a `.bson` file 5.9 per byte, as CSV without `_id` 9.1): the
+/// documents stored as BSON with their `_id` index, and the file itself while it is read. A JSON
+/// line is nearly twice its BSON size, a CSV row about half the document the engine keeps.
+pub fn held_per_byte(file: &str) -> f64 {
+    let lower = file.to_ascii_lowercase();
+    match lower.rsplit('.').next() {
+        Some("json" | "jsonl" | "ndjson") => 4.0,
+        Some("csv" | "tsv") => 10.0,
+        _ => 7.0,
+    }
+}
+
+/// The question to ask before importing `files` (name and size) when the engine would need more
+/// than half of what it can address, or `None` when they fit easily.
+pub fn import_memory_warning(files: &[(&str, usize)]) -> Option<String> {
+    let bytes: usize = files.iter().map(|(_, n)| n).sum();
+    let needed: f64 = files.iter().map(|(f, n)| *n as f64 * held_per_byte(f)).sum();
     (needed > ENGINE_MEMORY / 2.0).then(|| {
         format!(
-            "These files hold {} of data; the engine keeps about {HELD_PER_BYTE} bytes in memory per byte of data, so the import needs about {} of the {} a WebAssembly engine can use, and may run out of memory (the database then comes back as it was). Import anyway?",
+            "These files hold {} of data; the engine keeps about {:.0} bytes in memory per byte of them (documents stored as BSON with their _id index, and the file while it is read), so the import needs about {} of the {} a WebAssembly engine can use, and may run out of memory (the database then comes back as it was). Import anyway?",
             super::human_bytes(bytes as f64),
+            needed / bytes.max(1) as f64,
             super::human_bytes(needed),
             super::human_bytes(ENGINE_MEMORY)
         )
     })
 }
+/// The deadline of each request of an import (its begin, every slice, its end).
 const IMPORT_LIMIT_MS: u32 = 300_000;
+/// An import's slice: at most this many documents, or about this many bytes of the file (the
+/// worker answers between slices, so a Cancel waits for one slice at most).
+pub const IMPORT_SLICE: (u32, u32) = (5_000, 1 << 20);
 pub const MIN_LIMIT_MS: u32 = 500;
 pub const MAX_LIMIT_MS: u32 = 600_000;
 

@@ -143,6 +143,7 @@ fn Header() -> impl IntoView {
             <span class="engine-status" role="status">{move || match pg.engine_state.get() {
                 EngineState::Starting => "Starting the engine…".to_string(),
                 EngineState::Ready => match (pg.busy.get(), pg.run_started.get()) {
+                    (true, Some(t0)) if pg.import_progress.with(Option::is_some) => format!("Importing… {:.1} s", (tick.get() - t0).max(0.0) / 1000.0),
                     (true, Some(t0)) => format!("Running… {:.1} s", (tick.get() - t0).max(0.0) / 1000.0),
                     (true, None) => "Running…".into(),
                     _ => "Engine ready".into(),

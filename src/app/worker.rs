@@ -24,7 +24,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::MessageEvent;
 
-use crate::protocol::{Answer, Envelope, IdSpec, ImportReport, Request, Response, RunReport, WriteRecord};
+use crate::protocol::{Answer, Envelope, IdSpec, ImportProgress, ImportReport, Request, Response, RunReport, WriteRecord};
 
 /// Deadline of the requests that only move the database around (snapshot, restore, reset).
 pub const HOUSEKEEPING_LIMIT_MS: u32 = 60_000;
@@ -362,7 +362,7 @@ impl Engine {
                 let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, limit_ms.min(i32::MAX as u32) as i32);
             }
         });
-        if let Err(e) = worker.post(&msg, &js_sys::Array::new()) {
+        if let Err(e) = worker.post(&msg, &transferables(&msg)) {
             pending.borrow_mut().remove(&id);
             return Err(EngineError::Broken(js_text(&e)));
         }
@@ -461,20 +461,63 @@ impl Engine {
         }
     }
 
-    /// Imports one file (see [`Request::Import`]); `limit_ms` bounds it like a run. The file's
-    /// bytes come back with the report (they are lent to the worker, not copied), for the log.
-    pub async fn import(&self, file: String, bytes: Vec<u8>, db: String, collection: String, options: String, limit_ms: u32) -> (Result<ImportReport, EngineError>, Vec<u8>) {
-        let mut req = Request::Import { id: 0, file, bytes, format: String::new(), db, collection, options };
-        let answer = match self.call(&mut req, limit_ms).await {
-            Ok(Answer::Import(r)) => Ok(r),
+    /// Imports one file in slices ([`Request::ImportBegin`], then [`Request::ImportStep`]s of at
+    /// most `max_docs` documents or about `max_bytes` bytes, then [`Request::ImportEnd`]), each
+    /// request with the deadline `limit_ms`: the worker answers between slices, so the page stays
+    /// responsive and `cancelled` (asked before each slice) can end it, undone. `progress` hears
+    /// each slice's progress. The import holds the engine's turn throughout: no other request sees
+    /// half an import (they wait for it). The import stays when it read the whole file, inserted
+    /// something and no error stopped it; otherwise the worker undoes it. Returns the report and
+    /// whether the import stayed, and the file's bytes (lent to the worker: sent, not kept).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn import_sliced(
+        &self,
+        file: String,
+        bytes: Vec<u8>,
+        db: String,
+        collection: String,
+        options: String,
+        limit_ms: u32,
+        (max_docs, max_bytes): (u32, u32),
+        progress: impl Fn(&ImportProgress),
+        cancelled: impl Fn() -> bool,
+    ) -> (Result<(ImportReport, bool), EngineError>, Vec<u8>) {
+        let _turn = self.turn().await;
+        let mut begin = Request::ImportBegin { id: 0, file, bytes, format: String::new(), db, collection, options };
+        let answer = match self.ready().await {
+            Ok(()) => self.send(&mut begin, limit_ms).await,
+            Err(e) => Err(e),
+        };
+        let bytes = match begin {
+            Request::ImportBegin { bytes, .. } => bytes,
+            _ => Vec::new(),
+        };
+        let not_progress = |other: Answer| EngineError::Broken(format!("not an import's progress: {other:?}"));
+        let mut now = match answer {
+            Ok(Answer::ImportProgress(p)) => p,
+            Ok(other) => return (Err(not_progress(other)), bytes),
+            Err(e) => return (Err(e), bytes),
+        };
+        let keep = loop {
+            progress(&now);
+            if now.done {
+                break !now.stopped && now.inserted > 0;
+            }
+            if cancelled() {
+                break false;
+            }
+            now = match self.send(&mut Request::ImportStep { id: 0, max_docs, max_bytes }, limit_ms).await {
+                Ok(Answer::ImportProgress(p)) => p,
+                Ok(other) => return (Err(not_progress(other)), bytes),
+                Err(e) => return (Err(e), bytes),
+            };
+        };
+        let report = match self.send(&mut Request::ImportEnd { id: 0, keep }, limit_ms).await {
+            Ok(Answer::Import(r)) => Ok((r, keep)),
             Ok(other) => Err(EngineError::Broken(format!("not an import's answer: {other:?}"))),
             Err(e) => Err(e),
         };
-        let bytes = match req {
-            Request::Import { bytes, .. } => bytes,
-            _ => Vec::new(),
-        };
-        (answer, bytes)
+        (report, bytes)
     }
 
     /// One collection's documents as a file (`format`: see [`Request::Export`]).
@@ -543,6 +586,24 @@ fn take_early_worker() -> Option<(SandboxWorker, js_sys::Array)> {
     let worker = js_sys::Reflect::get(&early, &JsValue::from_str("worker")).ok().filter(JsValue::is_object)?.unchecked_into::<SandboxWorker>();
     let events = js_sys::Reflect::get(&early, &JsValue::from_str("events")).ok()?.dyn_into::<js_sys::Array>().ok()?;
     Some((worker, events))
+}
+
+/// The buffers a request hands over rather than copies: its `bytes` or `bson` (a file to import,
+/// a snapshot to restore), which serde-wasm-bindgen made as a fresh `Uint8Array` of its own.
+fn transferables(msg: &JsValue) -> js_sys::Array {
+    let list = js_sys::Array::new();
+    for key in ["bytes", "bson"] {
+        if let Ok(v) = js_sys::Reflect::get(msg, &JsValue::from_str(key)) {
+            if let Some(a) = v.dyn_ref::<js_sys::Uint8Array>() {
+                let buffer = a.buffer();
+                // Only a whole buffer of its own (never a view into the wasm memory).
+                if a.byte_offset() == 0 && a.byte_length() == buffer.byte_length() {
+                    list.push(&buffer);
+                }
+            }
+        }
+    }
+    list
 }
 
 fn js_text(v: &JsValue) -> String {

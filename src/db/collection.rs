@@ -462,6 +462,55 @@ impl Collection {
             ix.remove(doc, rid);
         }
     }
+
+    /// Whether an open transaction keeps an undo log of the collection.
+    pub(crate) fn has_journal(&self) -> bool {
+        self.journal.is_some()
+    }
+
+    /// Where the collection is before documents are appended to it (an import): see
+    /// [`Collection::truncate_to`].
+    pub(crate) fn append_mark(&self) -> AppendMark {
+        AppendMark {
+            next_rid: self.next_rid,
+            indexes: self.indexes.len(),
+            multikey: self.indexes.iter().map(|ix| (ix.multikey, ix.multikey_paths.clone(), ix.wildcard.as_ref().map(|w| w.multikey.clone()))).collect(),
+        }
+    }
+
+    /// Puts the collection back as it was at `mark`, when only inserts happened since: the
+    /// records appended since are removed
+    /// through the index upkeep, the indexes created since dropped, the others' multikey state
+    /// and the next record id put back. Cost: the appended records, not the collection.
+    pub(crate) fn truncate_to(&mut self, mark: AppendMark) {
+        self.indexes.truncate(mark.indexes);
+        let appended: Vec<u64> = self.records.range(mark.next_rid..).map(|(rid, _)| *rid).collect();
+        for rid in appended {
+            if self.remove(rid).is_err() {
+                // A record that does not decode (it cannot happen for bytes the engine wrote).
+                if let Some(r) = self.records.remove(&rid) {
+                    self.data_size -= r.size();
+                }
+            }
+        }
+        for (ix, (multikey, paths, wildcard)) in self.indexes.iter_mut().zip(mark.multikey) {
+            ix.multikey = multikey;
+            ix.multikey_paths = paths;
+            if let (Some(w), Some(set)) = (ix.wildcard.as_mut(), wildcard) {
+                w.multikey = set;
+            }
+        }
+        self.next_rid = mark.next_rid;
+    }
+}
+
+/// A collection's state before an import appended to it ([`Collection::append_mark`]).
+#[derive(Debug, Clone)]
+pub(crate) struct AppendMark {
+    next_rid: u64,
+    indexes: usize,
+    /// Each index's `multikey`, `multikey_paths` and wildcard multikey paths.
+    multikey: Vec<(bool, Vec<Vec<String>>, Option<std::collections::BTreeSet<String>>)>,
 }
 
 /// The `_id` values a filter is restricted to by a top-level equality, if it has one the index

@@ -65,6 +65,22 @@ pub(crate) struct Db {
     pub collections: BTreeMap<String, Collection>,
 }
 
+/// See [`Database::import_mark`].
+#[derive(Debug, Clone)]
+pub(crate) struct ImportMark {
+    db: String,
+    name: String,
+    ids: IdGen,
+    kind: MarkKind,
+}
+
+#[derive(Debug, Clone)]
+enum MarkKind {
+    New { db_existed: bool },
+    Appended(collection::AppendMark),
+    Copy(Box<Collection>),
+}
+
 /// Where `$$NOW`, ObjectId timestamps and `Timestamp(0, 0)` replacements get the time from.
 #[derive(Debug, Clone, Copy)]
 enum Clock {
@@ -422,6 +438,43 @@ impl Database {
 
     pub(crate) fn drop_collection(&mut self, db: &str, name: &str) -> Option<Collection> {
         self.dbs.get_mut(db)?.collections.remove(name)
+    }
+
+    /// What an import into `db.name` must put back to leave the server as it was
+    /// ([`Database::roll_back_import`]): nothing but the id generator's state for a collection
+    /// it creates (and whether the database existed), where the collection ended for one it
+    /// appends to (inserts only append, to a time series collection too: its buckets are worked
+    /// out from the measurements), a copy of one an open transaction logs. Cost: constant (the
+    /// indexes' multikey paths), or the copied collection in that rare case.
+    pub(crate) fn import_mark(&self, db: &str, name: &str) -> ImportMark {
+        let kind = match self.collection(db, name) {
+            None => MarkKind::New { db_existed: self.dbs.contains_key(db) },
+            Some(c) if c.has_journal() => MarkKind::Copy(Box::new(c.clone())),
+            Some(c) => MarkKind::Appended(c.append_mark()),
+        };
+        ImportMark { db: db.to_string(), name: name.to_string(), ids: self.ids.clone(), kind }
+    }
+
+    /// Undoes an import since `mark` (see [`Database::import_mark`]): the collection it created
+    /// is dropped (and the database, if it made it), the documents and indexes it added to an
+    /// existing one are removed. Cost: what the import added.
+    pub(crate) fn roll_back_import(&mut self, mark: ImportMark) {
+        let ImportMark { db, name, ids, kind } = mark;
+        match kind {
+            MarkKind::New { db_existed } => {
+                self.drop_collection(&db, &name);
+                if !db_existed && self.dbs.get(&db).is_some_and(|d| d.collections.is_empty()) {
+                    self.dbs.remove(&db);
+                }
+            }
+            MarkKind::Appended(m) => {
+                if let Some(c) = self.collection_mut(&db, &name) {
+                    c.truncate_to(m);
+                }
+            }
+            MarkKind::Copy(c) => self.insert_collection(&db, *c),
+        }
+        self.ids = ids;
     }
 
     pub(crate) fn drop_database(&mut self, db: &str) {

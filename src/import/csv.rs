@@ -74,6 +74,19 @@ pub(super) struct CsvReader<'a> {
     header_error: Option<ParseError>,
 }
 
+/// A [`CsvReader`] without its input (see `Reader::suspend`).
+pub(super) struct CsvState {
+    pos: usize,
+    line: u64,
+    tsv: bool,
+    columns: Vec<Column>,
+    grace: ParseGrace,
+    ignore_blanks: bool,
+    done: bool,
+    records: u64,
+    header_error: Option<ParseError>,
+}
+
 /// How a header is read.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CsvOptions {
@@ -136,6 +149,20 @@ impl<'a> CsvReader<'a> {
 
     pub fn position(&self) -> usize {
         self.pos
+    }
+
+    /// Where the reader is and its header's columns, without its input.
+    pub fn suspend(self) -> CsvState {
+        let CsvReader { text: _, pos, line, tsv, columns, grace, ignore_blanks, done, records, header_error } = self;
+        CsvState { pos, line, tsv, columns, grace, ignore_blanks, done, records, header_error }
+    }
+
+    /// The reader of `text` (the input it was made on, checked as UTF-8 once) where
+    /// [`CsvReader::suspend`] left it.
+    pub fn resume(text: &'a str, s: CsvState) -> CsvReader<'a> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let CsvState { pos, line, tsv, columns, grace, ignore_blanks, done, records, header_error } = s;
+        CsvReader { text, pos, line, tsv, columns, grace, ignore_blanks, done, records, header_error }
     }
 
     /// One record: its fields and the line it starts on.

@@ -27,6 +27,16 @@ impl<'a> BsonReader<'a> {
         self.pos
     }
 
+    /// Where the reader is: its offset and whether it is done.
+    pub fn suspend(self) -> (usize, bool) {
+        (self.pos, self.done)
+    }
+
+    /// The reader of `input` where [`BsonReader::suspend`] left it.
+    pub fn resume(input: &'a [u8], (pos, done): (usize, bool)) -> BsonReader<'a> {
+        BsonReader { input, pos, done }
+    }
+
     fn fatal(&mut self, at: usize, message: String) -> ParseError {
         self.done = true;
         ParseError { loc: Loc { line: None, offset: Some(at as u64) }, message, fatal: true }

@@ -37,6 +37,17 @@ pub(super) struct JsonReader<'a> {
     started: bool,
 }
 
+/// Where a [`JsonReader`] is, without its input (see `Reader::suspend`).
+#[derive(Debug, Clone)]
+pub(super) struct JsonState {
+    pos: usize,
+    line: u64,
+    counted: usize,
+    array: bool,
+    done: bool,
+    started: bool,
+}
+
 impl<'a> JsonReader<'a> {
     /// A reader of `input`; `array` for `--jsonArray` input (`None`: an array when the first
     /// character that is not white space is `[`).
@@ -45,6 +56,19 @@ impl<'a> JsonReader<'a> {
         let first = input.iter().position(|b| !b.is_ascii_whitespace()).map(|i| input[i]);
         let array = array.unwrap_or(first == Some(b'['));
         JsonReader { input, pos: 0, line: 1, counted: 0, array, done: false, started: false }
+    }
+
+    /// Where the reader is (its input aside).
+    pub fn suspend(self) -> JsonState {
+        let JsonReader { input: _, pos, line, counted, array, done, started } = self;
+        JsonState { pos, line, counted, array, done, started }
+    }
+
+    /// The reader of `input` (the same bytes it was made on) where [`JsonReader::suspend`] left it.
+    pub fn resume(input: &'a [u8], s: JsonState) -> JsonReader<'a> {
+        let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
+        let JsonState { pos, line, counted, array, done, started } = s;
+        JsonReader { input, pos, line, counted, array, done, started }
     }
 
     /// Bytes read so far.

@@ -187,6 +187,33 @@ impl<'a> Reader<'a> {
         self.finished
     }
 
+    /// Where the reader is, without its input: [`Reader::resume`] goes on from there. What is
+    /// kept is the position and the header's columns, never documents.
+    fn suspend(self) -> Cursor {
+        let state = match self.inner {
+            Inner::Json(r) => State::Json(r.suspend()),
+            Inner::Bson(r) => State::Bson(r.suspend()),
+            Inner::Csv(r) => State::Csv(Box::new(r.suspend())),
+        };
+        Cursor { file: self.file, state, total: self.total, stop_on_error: self.stop_on_error, finished: self.finished }
+    }
+
+    /// The reader of `source` (the input it was made on) where [`Reader::suspend`] left it.
+    fn resume(source: &'a Source, cursor: Cursor) -> Reader<'a> {
+        let Cursor { file, state, total, stop_on_error, mut finished } = cursor;
+        let inner = match (state, source) {
+            (State::Json(s), Source::Bytes(b)) => Inner::Json(json::JsonReader::resume(b, s)),
+            (State::Bson(s), Source::Bytes(b)) => Inner::Bson(dump::BsonReader::resume(b, s)),
+            (State::Csv(s), Source::Text(t)) => Inner::Csv(Box::new(csv::CsvReader::resume(t, *s))),
+            // Not made on this source: nothing to read.
+            _ => {
+                finished = true;
+                Inner::Bson(dump::BsonReader::resume(&[], (0, true)))
+            }
+        };
+        Reader { file, inner, total, stop_on_error, finished }
+    }
+
     fn next_doc(&mut self) -> Option<Result<(Document, Loc), json::ParseError>> {
         match &mut self.inner {
             Inner::Json(r) => r.next_doc(),
@@ -241,6 +268,27 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A suspended [`Reader`].
+struct Cursor {
+    file: String,
+    state: State,
+    total: usize,
+    stop_on_error: bool,
+    finished: bool,
+}
+
+enum State {
+    Json(json::JsonState),
+    Bson((usize, bool)),
+    Csv(Box<csv::CsvState>),
+}
+
+/// The input an [`Import`] owns: bytes, or text checked as UTF-8 once (CSV and TSV).
+enum Source {
+    Bytes(Vec<u8>),
+    Text(String),
+}
+
 fn error(file: &str, e: json::ParseError) -> ImportError {
     ImportError { file: file.to_string(), line: e.loc.line, offset: e.loc.offset, message: e.message }
 }
@@ -287,7 +335,8 @@ pub fn import_file(db: &mut Database, db_name: &str, collection: &str, file: &st
 
 /// [`import_file`] with a dump's `.metadata.json`: the collection is created with its options
 /// first (a view: created, no documents), its indexes built after the documents, as
-/// mongorestore does.
+/// mongorestore does. An import that an error stops under `stop_on_error` leaves the database
+/// as it was (see [`Import`]).
 pub fn import_with_metadata(
     db: &mut Database,
     db_name: &str,
@@ -297,18 +346,81 @@ pub fn import_with_metadata(
     metadata: Option<(&str, &[u8])>,
     options: &Options,
 ) -> Report {
-    let mut report = Report { file: file.to_string(), db: db_name.to_string(), collection: collection.to_string(), ..Report::default() };
-    let mut meta = None;
-    if let Some((meta_file, meta_bytes)) = metadata {
-        match parse_metadata(meta_bytes) {
-            Ok(m) => meta = Some(m),
-            Err(message) => {
-                report.push_error(ImportError { file: meta_file.to_string(), line: None, offset: None, message });
-                report.stopped = true;
-                return report;
-            }
-        }
-        if let Some(m) = &meta {
+    let mut job = Import::begin(db, db_name, collection, file, bytes.to_vec(), metadata, options);
+    while !job.step(db, usize::MAX, usize::MAX).done {}
+    job.finish(db, true)
+}
+
+/// How far an [`Import`] is: documents read, inserted and failed, and bytes of the file read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    pub file: String,
+    pub db: String,
+    pub collection: String,
+    pub read: u64,
+    pub inserted: u64,
+    pub failed: u64,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    /// True once the file is read (or an error ended the read): [`Import::finish`] is next.
+    pub done: bool,
+    /// True when an error ended the import before the end of the file.
+    pub stopped: bool,
+}
+
+/// One file's import, in slices: [`Import::begin`] takes the file, each [`Import::step`] reads
+/// and inserts a bounded part of it, [`Import::finish`] builds a dump's indexes and returns the
+/// report, or undoes it all. Between steps the import holds its input, the reader's position and
+/// what undoing it needs (`Database::import_mark`: nothing but a few numbers for a collection it
+/// creates or appends to): undoing costs what the import added, not the collection. The database
+/// should see no other write between `begin` and `finish` (undoing removes what was appended).
+pub struct Import {
+    source: Source,
+    cursor: Option<Cursor>,
+    report: Report,
+    options: Options,
+    meta: Option<(String, Metadata)>,
+    ids: Option<ObjectIds>,
+    mark: Option<crate::db::ImportMark>,
+    /// The file's size, and the bytes read so far (counting a byte order mark the reader skips).
+    total: usize,
+    done: usize,
+    bom: usize,
+}
+
+impl Import {
+    /// Starts importing `bytes` (named `file` in errors) into `db_name.collection`: parses the
+    /// metadata and creates the collection with its options when it is given, and reads the
+    /// CSV header. Errors here end the import at once (`step` then reports it done).
+    pub fn begin(
+        db: &mut Database,
+        db_name: &str,
+        collection: &str,
+        file: &str,
+        bytes: Vec<u8>,
+        metadata: Option<(&str, &[u8])>,
+        options: &Options,
+    ) -> Import {
+        let report = Report { file: file.to_string(), db: db_name.to_string(), collection: collection.to_string(), ..Report::default() };
+        let mut job = Import {
+            source: Source::Bytes(Vec::new()),
+            cursor: None,
+            report,
+            options: options.clone(),
+            meta: None,
+            ids: options.ids.map(ObjectIds::new),
+            mark: Some(db.import_mark(db_name, collection)),
+            total: bytes.len(),
+            done: 0,
+            bom: 0,
+        };
+        let total = bytes.len();
+        if let Some((meta_file, meta_bytes)) = metadata {
+            let m = match parse_metadata(meta_bytes) {
+                Ok(m) => m,
+                Err(message) => return job.stop(ImportError { file: meta_file.to_string(), line: None, offset: None, message }, total),
+            };
             if db.collection(db_name, collection).is_none() {
                 let mut cmd = doc! {"create": collection};
                 for (k, v) in &m.options {
@@ -316,98 +428,221 @@ pub fn import_with_metadata(
                 }
                 cmd.insert("$db", db_name);
                 if let Some(e) = command_error(&db.run_command(&cmd)) {
-                    report.push_error(ImportError { file: meta_file.to_string(), line: None, offset: None, message: format!("creating the collection: {e}") });
-                    report.stopped = true;
-                    return report;
+                    let e = ImportError { file: meta_file.to_string(), line: None, offset: None, message: format!("creating the collection: {e}") };
+                    return job.stop(e, total);
                 }
             }
-            if m.options.contains_key("viewOn") {
-                return report;
+            let view = m.options.contains_key("viewOn");
+            job.meta = Some((meta_file.to_string(), m));
+            if view {
+                return job;
             }
         }
-    }
-    let mut reader = match Reader::new(file, bytes, options) {
-        Ok(r) => r,
-        Err(e) => {
-            report.push_error(e);
-            report.stopped = true;
-            return report;
+        let cursor = match Reader::new(file, &bytes, options) {
+            Ok(r) => r.suspend(),
+            Err(e) => return job.stop(e, total),
+        };
+        if !matches!(cursor.state, State::Bson(_)) && bytes.starts_with(b"\xEF\xBB\xBF") {
+            job.bom = 3;
         }
-    };
-    let mut next_id = options.ids.map(IdSpec::generator);
-    'batches: while let Some(batch) = reader.next_batch(options.batch_size) {
-        report.read += batch.docs.len() as u64;
-        let read_errors = batch.errors;
-        if !batch.docs.is_empty() {
-            let locs = batch.locs;
-            let count = batch.docs.len();
-            let docs: Vec<Bson> = batch
-                .docs
-                .into_iter()
-                .map(|mut d| {
-                    if let Some(gen) = next_id.as_mut() {
-                        if !d.contains_key("_id") {
-                            let mut with_id = Document::new();
-                            with_id.insert("_id", gen());
-                            with_id.extend(d);
-                            d = with_id;
-                        }
+        job.source = match cursor.state {
+            // CSV is read as text: checked as UTF-8 here, once (the reader just did; it cannot fail).
+            State::Csv(_) => match String::from_utf8(bytes) {
+                Ok(t) => Source::Text(t),
+                Err(e) => Source::Bytes(e.into_bytes()),
+            },
+            _ => Source::Bytes(bytes),
+        };
+        job.cursor = Some(cursor);
+        job
+    }
+
+    /// An import that ended before it began (its report says why); it changes nothing.
+    fn failed(report: Report) -> Import {
+        Import {
+            source: Source::Bytes(Vec::new()),
+            cursor: None,
+            report,
+            options: Options::new(Format::Json),
+            meta: None,
+            ids: None,
+            mark: None,
+            total: 0,
+            done: 0,
+            bom: 0,
+        }
+    }
+
+    /// Ends the import at an error met before any document was read.
+    fn stop(mut self, e: ImportError, total: usize) -> Import {
+        self.report.push_error(e);
+        self.report.stopped = true;
+        self.total = total;
+        self
+    }
+
+    /// How far the import is.
+    pub fn progress(&self) -> Progress {
+        let r = &self.report;
+        let done = self.cursor.as_ref().is_none_or(|c| c.finished) || r.stopped;
+        Progress {
+            file: r.file.clone(),
+            db: r.db.clone(),
+            collection: r.collection.clone(),
+            read: r.read,
+            inserted: r.inserted,
+            failed: r.failed,
+            bytes_done: if done { self.total } else { self.done.min(self.total) } as u64,
+            bytes_total: self.total as u64,
+            done,
+            stopped: r.stopped,
+        }
+    }
+
+    /// Reads and inserts the next part of the file: batches of at most the options' batch size,
+    /// until `max_docs` documents or `max_bytes` bytes of the file were read (at least one
+    /// batch), the file ends or an error stops the import. Returns the progress.
+    pub fn step(&mut self, db: &mut Database, max_docs: usize, max_bytes: usize) -> Progress {
+        let Some(cursor) = self.cursor.take() else { return self.progress() };
+        let mut reader = Reader::resume(&self.source, cursor);
+        let (start, _) = reader.progress();
+        let mut read = 0usize;
+        while !self.report.stopped && read < max_docs.max(1) {
+            let Some(batch) = reader.next_batch(self.options.batch_size.min(max_docs.max(1) - read)) else { break };
+            read += batch.docs.len() + batch.errors.len();
+            insert_batch(db, &mut self.report, &mut self.ids, &self.options, batch);
+            let (at, _) = reader.progress();
+            if at.saturating_sub(start) >= max_bytes {
+                break;
+            }
+        }
+        let (at, _) = reader.progress();
+        self.done = at + self.bom;
+        self.cursor = Some(reader.suspend());
+        self.progress()
+    }
+
+}
+
+/// Inserts one batch through the `insert` command, noting what happened in `report`.
+fn insert_batch(db: &mut Database, report: &mut Report, ids: &mut Option<ObjectIds>, options: &Options, batch: Batch) {
+    let (file, stop_on_error) = (report.file.clone(), options.stop_on_error);
+    report.read += batch.docs.len() as u64;
+    if !batch.docs.is_empty() {
+        let locs = batch.locs;
+        let count = batch.docs.len();
+        let docs: Vec<Bson> = batch
+            .docs
+            .into_iter()
+            .map(|mut d| {
+                if let Some(gen) = ids.as_mut() {
+                    if !d.contains_key("_id") {
+                        let mut with_id = Document::new();
+                        with_id.insert("_id", gen.next());
+                        with_id.extend(d);
+                        d = with_id;
                     }
-                    Bson::Document(d)
-                })
-                .collect();
-            let cmd = doc! {"insert": collection, "documents": docs, "ordered": options.stop_on_error, "$db": db_name};
-            let reply = db.run_command(&cmd);
-            if let Some(e) = command_error(&reply) {
-                report.failed += count as u64 - 1;
-                report.push_error(ImportError { file: file.to_string(), line: locs[0].line, offset: locs[0].offset, message: e });
+                }
+                Bson::Document(d)
+            })
+            .collect();
+        let cmd = doc! {"insert": report.collection.as_str(), "documents": docs, "ordered": stop_on_error, "$db": report.db.as_str()};
+        let reply = db.run_command(&cmd);
+        if let Some(e) = command_error(&reply) {
+            report.failed += count as u64 - 1;
+            report.push_error(ImportError { file, line: locs[0].line, offset: locs[0].offset, message: e });
+            report.stopped = true;
+            return;
+        }
+        report.inserted += reply_n(&reply);
+        if let Ok(errors) = reply.get_array("writeErrors") {
+            for we in errors {
+                let Bson::Document(we) = we else { continue };
+                let index = we.get_i32("index").unwrap_or(0).max(0) as usize;
+                let loc = locs.get(index).cloned().unwrap_or_default();
+                let msg = we.get_str("errmsg").unwrap_or("write error").to_string();
+                report.push_error(ImportError { file: file.clone(), line: loc.line, offset: loc.offset, message: msg });
+            }
+            if stop_on_error && !errors.is_empty() {
                 report.stopped = true;
-                break 'batches;
-            }
-            report.inserted += reply_n(&reply);
-            if let Ok(errors) = reply.get_array("writeErrors") {
-                for we in errors {
-                    let Bson::Document(we) = we else { continue };
-                    let index = we.get_i32("index").unwrap_or(0).max(0) as usize;
-                    let loc = locs.get(index).cloned().unwrap_or_default();
-                    let msg = we.get_str("errmsg").unwrap_or("write error").to_string();
-                    report.push_error(ImportError { file: file.to_string(), line: loc.line, offset: loc.offset, message: msg });
-                }
-                if options.stop_on_error && !errors.is_empty() {
-                    report.stopped = true;
-                    break 'batches;
-                }
-            }
-        }
-        for e in read_errors {
-            report.push_error(e);
-            if options.stop_on_error {
-                report.stopped = true;
-            }
-        }
-        if report.stopped {
-            break;
-        }
-    }
-    if !reader.finished() {
-        report.stopped = true;
-    }
-    if let Some(m) = meta {
-        if !m.indexes.is_empty() && !report.stopped {
-            let specs: Vec<Bson> = m.indexes.iter().cloned().map(Bson::Document).collect();
-            let cmd = doc! {"createIndexes": collection, "indexes": specs, "$db": db_name};
-            let reply = db.run_command(&cmd);
-            match command_error(&reply) {
-                Some(e) => report.push_error(ImportError { file: metadata.map(|m| m.0).unwrap_or(file).to_string(), line: None, offset: None, message: format!("creating the indexes: {e}") }),
-                None => {
-                    let before = reply.get_i32("numIndexesBefore").unwrap_or(0);
-                    let after = reply.get_i32("numIndexesAfter").unwrap_or(before);
-                    report.indexes = (after - before).max(0) as u64;
-                }
+                return;
             }
         }
     }
-    report
+    for e in batch.errors {
+        report.push_error(e);
+        if stop_on_error {
+            report.stopped = true;
+        }
+    }
+}
+
+impl Import {
+    /// Ends the import. With `keep`, what is left of the file is read and inserted, a dump's
+    /// indexes are built, and the import stays, unless an error stopped it under
+    /// `stop_on_error`: then, and without `keep` (a cancel), the database is put back as it was
+    /// before [`Import::begin`] (the collection it created dropped, the documents and indexes it
+    /// added to one removed). Returns the report (for a cancel: what was done before it).
+    pub fn finish(mut self, db: &mut Database, keep: bool) -> Report {
+        if keep {
+            while !self.step(db, usize::MAX, usize::MAX).done {}
+            if self.cursor.as_ref().is_some_and(|c| !c.finished) {
+                self.report.stopped = true;
+            }
+        }
+        let meta_file = self.meta.as_ref().map(|(f, _)| f.clone()).unwrap_or_else(|| self.report.file.clone());
+        if let (true, Some((_, m))) = (keep && !self.report.stopped, &self.meta) {
+            if !m.indexes.is_empty() && !m.options.contains_key("viewOn") {
+                let specs: Vec<Bson> = m.indexes.iter().cloned().map(Bson::Document).collect();
+                let cmd = doc! {"createIndexes": self.report.collection.as_str(), "indexes": specs, "$db": self.report.db.as_str()};
+                let reply = db.run_command(&cmd);
+                match command_error(&reply) {
+                    Some(e) => self.report.push_error(ImportError { file: meta_file, line: None, offset: None, message: format!("creating the indexes: {e}") }),
+                    None => {
+                        let before = reply.get_i32("numIndexesBefore").unwrap_or(0);
+                        let after = reply.get_i32("numIndexesAfter").unwrap_or(before);
+                        self.report.indexes = (after - before).max(0) as u64;
+                    }
+                }
+            }
+        }
+        if !keep || (self.report.stopped && self.options.stop_on_error) {
+            if let Some(mark) = self.mark.take() {
+                db.roll_back_import(mark);
+            }
+        }
+        self.report
+    }
+}
+
+/// The ObjectIds an [`IdSpec`] makes, in order: the driver's layout (time, 5 random bytes,
+/// counter).
+struct ObjectIds {
+    time: u32,
+    random: [u8; 5],
+    counter: u32,
+}
+
+impl ObjectIds {
+    fn new(spec: IdSpec) -> ObjectIds {
+        // splitmix64 of the seed: the random bytes and the counter's start.
+        let mut z = spec.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let mut random = [0u8; 5];
+        random.copy_from_slice(&z.to_le_bytes()[..5]);
+        ObjectIds { time: spec.time, random, counter: (z >> 40) as u32 & 0x00ff_ffff }
+    }
+
+    fn next(&mut self) -> bson::oid::ObjectId {
+        let mut b = [0u8; 12];
+        b[..4].copy_from_slice(&self.time.to_be_bytes());
+        b[4..9].copy_from_slice(&self.random);
+        self.counter = (self.counter + 1) & 0x00ff_ffff;
+        b[9..].copy_from_slice(&self.counter.to_be_bytes()[1..]);
+        bson::oid::ObjectId::from_bytes(b)
+    }
 }
 
 /// `Some(message)` for a command's error reply.
@@ -532,32 +767,17 @@ pub struct IdSpec {
     pub seed: u64,
 }
 
-impl IdSpec {
-    /// The ObjectIds in order: the driver's layout (time, 5 random bytes, counter).
-    fn generator(self) -> impl FnMut() -> bson::oid::ObjectId {
-        // splitmix64 of the seed: the random bytes and the counter's start.
-        let mut z = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        let random = z.to_le_bytes();
-        let mut counter = (z >> 40) as u32 & 0x00ff_ffff;
-        move || {
-            let mut b = [0u8; 12];
-            b[..4].copy_from_slice(&self.time.to_be_bytes());
-            b[4..9].copy_from_slice(&random[..5]);
-            counter = (counter + 1) & 0x00ff_ffff;
-            b[9..].copy_from_slice(&counter.to_be_bytes()[1..]);
-            bson::oid::ObjectId::from_bytes(b)
-        }
-    }
-}
-
 /// One import as the bindings ask for it: `format` by name (empty: from the file name),
 /// `options` a JSON object ([`RequestOptions`], empty text for the defaults). Bad options are
 /// reported in the report, never a panic.
-pub fn import_request(db: &mut Database, file: &str, bytes: &[u8], format: &str, db_name: &str, collection: &str, options: &str) -> Report {
-    let fail = |message: String| Report {
+pub fn import_request(db: &mut Database, file: &str, bytes: Vec<u8>, format: &str, db_name: &str, collection: &str, options: &str) -> Report {
+    begin_request(db, file, bytes, format, db_name, collection, options).finish(db, true)
+}
+
+/// [`import_request`] in slices: the [`Import`] begun (one that bad options ended already
+/// reports them and undoes nothing).
+pub fn begin_request(db: &mut Database, file: &str, bytes: Vec<u8>, format: &str, db_name: &str, collection: &str, options: &str) -> Import {
+    let fail = |message: String| Import::failed(Report {
         file: file.to_string(),
         db: db_name.to_string(),
         collection: collection.to_string(),
@@ -565,7 +785,7 @@ pub fn import_request(db: &mut Database, file: &str, bytes: &[u8], format: &str,
         errors: vec![ImportError { file: file.to_string(), line: None, offset: None, message }],
         stopped: true,
         ..Report::default()
-    };
+    });
     let req: RequestOptions = if options.trim().is_empty() {
         RequestOptions::default()
     } else {
@@ -595,5 +815,5 @@ pub fn import_request(db: &mut Database, file: &str, bytes: &[u8], format: &str,
     };
     let meta_name = req.metadata_file.clone().unwrap_or_else(|| format!("{collection}.metadata.json"));
     let meta = req.metadata.as_deref().map(|m| (meta_name.as_str(), m.as_bytes()));
-    import_with_metadata(db, db_name, &collection, file, bytes, meta, &opts)
+    Import::begin(db, db_name, &collection, file, bytes, meta, &opts)
 }

@@ -269,6 +269,111 @@ test("import: JSON lines, CSV and a .bson dump land in their collections and sur
   await context.close();
 });
 
+/** Every collection of `test` with its documents and index specs (canonical EJSON). */
+function state(page) {
+  return page.evaluate(async () => {
+    const cmd = async (c) => JSON.parse(await window.ppCommand(JSON.stringify(c)));
+    const out = {};
+    for (const { name } of (await cmd({ listCollections: 1 })).cursor.firstBatch) {
+      out[name] = {
+        docs: (await cmd({ find: name, filter: {}, batchSize: { $numberInt: "1000000" } })).cursor.firstBatch,
+        indexes: (await cmd({ listIndexes: name })).cursor.firstBatch,
+      };
+    }
+    return out;
+  });
+}
+
+/** `n` small JSON lines documents (about 40 bytes each), made here. */
+function bigJsonLines(n) {
+  const lines = [];
+  for (let i = 0; i < n; i++) lines.push(`{"_id":${i},"a":${i % 1000},"s":"row ${i}"}`);
+  return Buffer.from(lines.join("\n") + "\n");
+}
+
+/** Picks `file` in the Data tab's import panel and clicks Import. */
+async function startImport(page, name, buffer) {
+  await page.getByRole("tab", { name: "Data" }).click();
+  await page.locator("details.import summary").click();
+  await page.getByLabel("Files to import", { exact: true }).setInputFiles([{ name, mimeType: "application/json", buffer }]);
+  await page.locator(".import .pending li").first().waitFor();
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+}
+
+const parseProgress = (text) => {
+  const m = /^(\d+) documents · ([\d.]+) (B|KiB|MiB) of ([\d.]+) MiB$/.exec(text);
+  assert.ok(m, text);
+  const unit = { B: 1, KiB: 1024, MiB: 1 << 20 }[m[3]];
+  return { docs: Number(m[1]), bytes: Number(m[2]) * unit, total: Number(m[4]) * (1 << 20) };
+};
+
+test("import: a large file goes in slices with a progress bar; Cancel leaves the database as it was and out of the log", async () => {
+  const { context, page, errors } = await open();
+  // A collection the import goes into, with documents and an index (one of them multikey).
+  await setScript(page, 'db.big.insertMany([{ _id: -1, a: 1, s: "old" }, { _id: -2, a: [2, 3] }]); db.big.createIndex({ a: 1 }); print("seeded")');
+  await run(page, "seeded");
+  const before = await state(page);
+  const file = bigJsonLines(200_000);
+  // Every text the progress bar shows is kept; Cancel is clicked once it has moved twice.
+  await page.evaluate(() => {
+    window.__progress = [];
+    new MutationObserver(() => {
+      const text = document.querySelector(".import-progress .progress-text")?.textContent;
+      const bar = document.querySelector(".import-progress progress");
+      if (!text || window.__progress.at(-1)?.text === text) return;
+      window.__progress.push({ text, value: Number(bar.value), max: Number(bar.max), label: bar.labels?.[0]?.textContent });
+      if (window.__progress.filter((p) => !p.text.startsWith("0 ")).length === 2) document.querySelector(".import-progress button")?.click();
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await startImport(page, "big.json", file);
+  const report = page.locator(".import-report li").first();
+  await report.waitFor({ timeout: 120_000 });
+  assert.match(await report.innerText(), /^big\.json -> test\.big: cancelled after \d+ document\(s\); nothing of this file was kept\.$/);
+  const seen = await page.evaluate(() => window.__progress);
+  assert.ok(seen.length >= 3, JSON.stringify(seen));
+  assert.equal(seen[0].label, "Importing big.json into test.big");
+  const moved = seen.map((p) => parseProgress(p.text)).filter((p) => p.docs > 0);
+  // Documents and bytes advance together, in slices, and the bar follows the bytes.
+  assert.ok(moved[1].docs > moved[0].docs && moved[1].bytes > moved[0].bytes, JSON.stringify(seen));
+  assert.ok(moved.at(-1).docs < 200_000, JSON.stringify(seen));
+  assert.ok(Math.abs(moved[0].total - file.length) < (1 << 20) / 10, `${moved[0].total} vs ${file.length}`);
+  assert.equal(seen[0].max, file.length);
+  assert.ok(seen[2].value > seen[1].value && seen[2].value < file.length, JSON.stringify(seen));
+  await page.locator(".import-progress").waitFor({ state: "detached" });
+  // The collection is exactly as before: its two documents and its index.
+  assert.deepEqual(await state(page), before);
+  // The engine is free again (Run works) and the cancelled import is not in the session's log.
+  await page.getByRole("tab", { name: "Export & share" }).click();
+  assert.doesNotMatch(await page.locator("#export-script").innerText(), /big\.json/);
+  await page.waitForTimeout(600);
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true);
+  await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listCollections": 1}')).cursor.firstBatch.length === 1);
+  assert.deepEqual(await state(page), before);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("import: a 200 000-document file imports whole while the other tabs stay usable", async () => {
+  const { context, page, errors } = await open();
+  const file = bigJsonLines(200_000);
+  await startImport(page, "many.json", file);
+  await page.locator(".import-progress").waitFor();
+  // The header says what the engine is busy with.
+  await page.locator(".engine-status", { hasText: /^Importing… \d+\.\d s$/ }).waitFor();
+  // The page answers while the worker imports: another tab opens and shows its view.
+  await page.getByRole("tab", { name: "Lesson" }).click();
+  assert.equal(await page.getByRole("tab", { name: "Lesson" }).getAttribute("aria-selected"), "true");
+  await page.getByRole("tab", { name: "Data" }).click();
+  await page.locator(".import-progress").waitFor({ state: "detached", timeout: 180_000 });
+  const count = await page.evaluate(async () => JSON.parse(await window.ppCommand('{"count": "many"}')).n);
+  assert.deepEqual(count, { $numberInt: "200000" });
+  const last = await page.evaluate(async () => JSON.parse(await window.ppCommand('{"find": "many", "filter": {"_id": 199999}}')).cursor.firstBatch);
+  assert.deepEqual(last, [{ _id: { $numberInt: "199999" }, a: { $numberInt: "999" }, s: "row 199999" }]);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("links that carry other commands, or inflate past the cap, are refused with a message", async () => {
   const base = { app: "pattern-playground", v: 3, lesson: "computed", step: 0, scripts: {}, audits: [], time_limit_ms: 10000 };
   const hostile = {

@@ -362,6 +362,8 @@ fn import_into_the_database_stops_or_skips() {
     assert_eq!((r.read, r.inserted, r.failed, r.stopped), (4, 2, 1, true));
     assert_eq!(r.errors[0].line, Some(3));
     assert!(r.errors[0].message.starts_with("E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }"), "{}", r.errors[0]);
+    // Stopped under stopOnError, the import leaves nothing: the collection it made is gone.
+    assert!(db.collection("test", "c").is_none());
     let mut opts = Options::new(Format::Json);
     opts.stop_on_error = false;
     opts.batch_size = 2;
@@ -433,7 +435,7 @@ fn client_made_ids_are_the_same_at_every_import_of_a_file() {
     let mut a = crate::common::fixed_db(1);
     let mut b = crate::common::fixed_db(2);
     for db in [&mut a, &mut b] {
-        let report = import::import_request(db, "people.csv", csv, "", "", "", options);
+        let report = import::import_request(db, "people.csv", csv.to_vec(), "", "", "", options);
         assert_eq!((report.inserted, report.stopped), (2, false), "{report:?}");
     }
     let (ia, ib) = (ids(&mut a), ids(&mut b));
@@ -444,6 +446,157 @@ fn client_made_ids_are_the_same_at_every_import_of_a_file() {
     assert_eq!(u32::from_be_bytes([0, ia[1].bytes()[9], ia[1].bytes()[10], ia[1].bytes()[11]]), (u32::from_be_bytes([0, ia[0].bytes()[9], ia[0].bytes()[10], ia[0].bytes()[11]]) + 1) & 0xff_ffff);
     // Without `ids` the server makes them: another seed, other ids.
     let mut c = crate::common::fixed_db(3);
-    import::import_request(&mut c, "people.csv", csv, "", "", "", "");
+    import::import_request(&mut c, "people.csv", csv.to_vec(), "", "", "", "");
     assert_ne!(ids(&mut c), ia);
+}
+
+/// `n` small JSON lines documents (`{"_id": i, "a": ..., "s": "..."}`), some with an array.
+fn json_lines(n: usize, from: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for i in from..from + n {
+        if i % 7 == 0 {
+            out.push_str(&format!("{{\"_id\":{i},\"a\":[{i},{}],\"s\":\"row {i}\"}}\n", i + 1));
+        } else {
+            out.push_str(&format!("{{\"_id\":{i},\"a\":{i},\"s\":\"row {i}\"}}\n"));
+        }
+    }
+    out.into_bytes()
+}
+
+/// Issue 14: a file imported in slices (the site's worker steps it) reports how far it is and
+/// ends as the same import in one go does.
+#[test]
+fn a_sliced_import_reports_progress_and_ends_as_one_import_does() {
+    let text = json_lines(5000, 0);
+    let mut whole = new_db();
+    let r = import::import_request(&mut whole, "big.json", text.clone(), "", "", "", "");
+    assert_eq!((r.inserted, r.stopped), (5000, false));
+    let mut db = new_db();
+    let mut job = import::begin_request(&mut db, "big.json", text.clone(), "", "", "", "");
+    let first = job.progress();
+    assert_eq!((first.read, first.bytes_done, first.bytes_total, first.done), (0, 0, text.len() as u64, false));
+    let mut seen = Vec::new();
+    loop {
+        let p = job.step(&mut db, 1000, usize::MAX);
+        seen.push((p.read, p.inserted, p.bytes_done));
+        if p.done {
+            break;
+        }
+    }
+    // 1000 documents a step; bytes grow with them; the last step reads the whole file.
+    assert_eq!(seen.iter().map(|s| s.0).collect::<Vec<_>>(), vec![1000, 2000, 3000, 4000, 5000, 5000]);
+    assert!(seen.windows(2).all(|w| w[0].2 < w[1].2 || w[1].2 == text.len() as u64), "{seen:?}");
+    assert_eq!(seen[0].2 as usize, text.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(999).unwrap().0);
+    assert_eq!(seen.last().unwrap().2, text.len() as u64);
+    // A step bounded by bytes reads at least one batch and stops past the bound.
+    let mut db2 = new_db();
+    let mut job2 = import::begin_request(&mut db2, "big.json", text.clone(), "", "", "", r#"{"batchSize": 100}"#);
+    let p = job2.step(&mut db2, usize::MAX, 4096);
+    assert!(p.bytes_done >= 4096 && p.bytes_done < 4096 + 100 * 40, "{p:?}");
+    assert_eq!(p.read % 100, 0);
+    let report = job.finish(&mut db, true);
+    assert_eq!(report, r);
+    assert_eq!(db.snapshot(), whole.snapshot());
+}
+
+fn multikey_state(db: &Database, dbn: &str, coll: &str) -> Vec<(String, bool, Vec<Vec<String>>)> {
+    db.collection(dbn, coll).unwrap().indexes.iter().map(|i| (i.name.clone(), i.multikey, i.multikey_paths.clone())).collect()
+}
+
+/// Issue 14: a cancelled import, or one an error stops, leaves the database exactly as it was:
+/// an existing collection keeps its documents, indexes and their multikey state; a collection
+/// (and a database) the import made is gone; a dump's options and indexes are undone.
+#[test]
+fn a_cancelled_or_stopped_import_leaves_the_database_as_it_was() {
+    let mut db = new_db();
+    let mut docs = Vec::new();
+    for i in 0..300 {
+        docs.push(doc! {"_id": -1 - i, "a": i, "s": format!("old {i}")});
+    }
+    crate::common::ok(&mut db, &doc! {"insert": "c", "documents": docs});
+    crate::common::ok(&mut db, &doc! {"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"s": 1}, "name": "s_1", "unique": true}, {"key": {"$**": 1}, "name": "all"}]});
+    crate::common::ok(&mut db, &doc! {"insert": "other", "documents": [{"x": 1}]});
+    let before = db.snapshot();
+    let multikey = multikey_state(&db, "test", "c");
+    assert!(multikey.iter().all(|(_, m, _)| !m));
+
+    // Into the existing collection: cancelled after two steps (arrays made `a_1` multikey).
+    let mut job = import::begin_request(&mut db, "more.json", json_lines(5000, 0), "", "", "c", "");
+    job.step(&mut db, 1000, usize::MAX);
+    let p = job.step(&mut db, 1000, usize::MAX);
+    assert_eq!((p.inserted, p.done), (2000, false));
+    assert_eq!(db.collection("test", "c").unwrap().len(), 2300);
+    assert!(multikey_state(&db, "test", "c")[1].1);
+    let report = job.finish(&mut db, false);
+    assert_eq!(report.inserted, 2000);
+    assert_eq!(db.snapshot(), before);
+    assert_eq!(multikey_state(&db, "test", "c"), multikey);
+    // The collection works as before: a new document takes the next record, the indexes answer.
+    crate::common::ok(&mut db, &doc! {"insert": "c", "documents": [{"_id": 1, "a": 1, "s": "new"}]});
+    let r = crate::common::ok(&mut db, &doc! {"find": "c", "filter": {"a": {"$lt": 2}}, "hint": "a_1"});
+    assert_eq!(r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().len(), 3);
+    crate::common::ok(&mut db, &doc! {"delete": "c", "deletes": [{"q": {"_id": 1}, "limit": 1}]});
+    let before = db.snapshot();
+
+    // Stopped by a duplicate (stopOnError): what it inserted before the error is gone too.
+    let mut dup = json_lines(1500, 0);
+    dup.extend_from_slice(b"{\"_id\":-5}\n");
+    let r = import::import_request(&mut db, "dup.json", dup, "", "", "c", "");
+    assert_eq!((r.inserted, r.stopped), (1500, true));
+    assert_eq!(db.snapshot(), before);
+
+    // Into a new collection of a new database: cancelled, both are gone.
+    let mut job = import::begin_request(&mut db, "n.json", json_lines(3000, 0), "", "fresh", "n", "");
+    job.step(&mut db, 1000, usize::MAX);
+    assert_eq!(db.database_names(), vec!["fresh".to_string(), "test".to_string()]);
+    job.finish(&mut db, false);
+    assert_eq!(db.database_names(), vec!["test".to_string()]);
+    assert_eq!(db.snapshot(), before);
+
+    // A dump's collection with its options and indexes: cancelled after its documents, or
+    // stopped when its unique index cannot be built... the collection and its options go.
+    let meta = r#"{"options": {"validator": {"a": {"$gte": 0}}}, "indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}, {"v": 2, "key": {"s": 1}, "name": "s_1"}]}"#;
+    let bson: Vec<u8> = (0..2500).flat_map(|i| doc! {"_id": i, "a": i, "s": format!("r{i}")}.to_vec().unwrap()).collect();
+    let options = serde_json::json!({"metadata": meta}).to_string();
+    let mut job = import::begin_request(&mut db, "d.bson", bson.clone(), "", "shop", "d", &options);
+    assert!(db.collection("shop", "d").unwrap().options.contains_key("validator"));
+    while !job.step(&mut db, 1000, usize::MAX).done {}
+    job.finish(&mut db, false);
+    assert_eq!(db.snapshot(), before);
+    // ...and kept, it has them.
+    let mut kept = db.clone();
+    let r = import::import_request(&mut kept, "d.bson", bson.clone(), "", "shop", "d", &options);
+    assert_eq!((r.inserted, r.indexes, r.stopped), (2500, 1, false));
+    // Into the existing collection `c` (no options change there): the dump's index s_1 exists
+    // already, a new one is built and undone.
+    let meta2 = r#"{"indexes": [{"v": 2, "key": {"_id": 1}, "name": "_id_"}, {"v": 2, "key": {"a": -1}, "name": "a_-1"}]}"#;
+    let options = serde_json::json!({"metadata": meta2}).to_string();
+    let mut job = import::begin_request(&mut db, "c.bson", bson.clone(), "", "", "c", &options);
+    job.step(&mut db, 1000, usize::MAX);
+    job.finish(&mut db, false);
+    assert_eq!(db.snapshot(), before);
+    assert_eq!(multikey_state(&db, "test", "c"), multikey);
+}
+
+/// A cancelled import into a time series collection leaves its measurements (and so the buckets
+/// its statistics work out) as they were.
+#[test]
+fn a_cancelled_import_into_a_time_series_collection_leaves_it_as_it_was() {
+    let mut db = new_db();
+    crate::common::ok(&mut db, &doc! {"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}});
+    let docs: Vec<Document> = (0..50).map(|i| doc! {"t": bson::DateTime::from_millis(1_700_000_000_000 + i * 1000), "m": i % 3, "v": i}).collect();
+    crate::common::ok(&mut db, &doc! {"insert": "ts", "documents": docs});
+    let before = db.snapshot();
+    let mut text = String::new();
+    for i in 50..3000 {
+        text.push_str(&format!("{{\"t\":{{\"$date\":{}}},\"m\":{},\"v\":{i}}}\n", 1_700_000_000_000i64 + i * 1000, i % 3));
+    }
+    let mut job = import::begin_request(&mut db, "ts.json", text.into_bytes(), "", "", "ts", "");
+    let p = job.step(&mut db, 1000, usize::MAX);
+    assert_eq!((p.inserted, p.done), (1000, false));
+    assert_ne!(db.snapshot(), before);
+    job.finish(&mut db, false);
+    assert_eq!(db.snapshot(), before);
+    let stats = crate::common::ok(&mut db, &doc! {"collStats": "ts"});
+    assert_eq!(stats.get_document("timeseries").ok().and_then(|t| t.get("numBucketsOpenedDueToMetadata").cloned()), Some(Bson::Int32(3)), "{stats:?}");
 }
