@@ -543,9 +543,66 @@ fn ExportData(db: String, coll: String) -> impl IntoView {
 /// A file to import and the collection it goes to.
 #[derive(Debug, Clone, PartialEq)]
 struct Pending {
+    /// The file's name, or its path inside a picked folder (`dump/shop/orders.bson`).
     file: String,
     bytes: Vec<u8>,
     collection: RwSignal<String>,
+}
+
+/// One import the panel runs: a file, or one collection of a dump (its `.bson` and its
+/// `.metadata.json`, either of them alone too).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportJob {
+    pub file: String,
+    pub bytes: Vec<u8>,
+    /// The database a dump folder names (`dump/<db>/<coll>.bson`); `None`: the Data tab's.
+    pub db: Option<String>,
+    pub collection: String,
+    /// The `.metadata.json`'s path and text.
+    pub metadata: Option<(String, String)>,
+}
+
+fn is_dump_file(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    [".bson", ".metadata.json", ".gz"].iter().any(|e| lower.ends_with(e))
+}
+
+/// The imports for the chosen files (path, bytes, collection as the learner left it): mongodump
+/// files paired as mongorestore pairs them (`import/plan.rs`'s `plan_dump`, the one the Node runner
+/// uses; a folder's database from its path, loose files into `default_db`), every other file on
+/// its own. Also the lines to report for files that cannot be imported.
+pub fn import_jobs(files: Vec<(String, Vec<u8>, String)>, default_db: &str) -> (Vec<ImportJob>, Vec<String>) {
+    let (dump, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(path, _, _)| is_dump_file(path));
+    let mut jobs: Vec<ImportJob> =
+        others.into_iter().map(|(file, bytes, collection)| ImportJob { file, bytes, db: None, collection, metadata: None }).collect();
+    let paths: Vec<&str> = dump.iter().map(|(p, _, _)| p.as_str()).collect();
+    let plan = super::dump_plan::plan_dump(default_db, &paths);
+    let mut problems: Vec<String> = plan.compressed.iter().filter_map(|(i, _)| paths.get(*i)).map(|p| format!("{p}: {}", super::dump_plan::COMPRESSED)).collect();
+    for e in plan.entries {
+        let data = e.data.and_then(|i| dump.get(i));
+        let meta = e.metadata.and_then(|i| dump.get(i));
+        let metadata = match meta.map(|(p, b, _)| (p, std::str::from_utf8(b))) {
+            Some((p, Ok(text))) => Some((p.clone(), text.to_string())),
+            Some((p, Err(_))) => {
+                problems.push(format!("{p}: not UTF-8 text, so not a .metadata.json"));
+                continue;
+            }
+            None => None,
+        };
+        // A collection name the learner edited wins over the dump's.
+        let collection = match data {
+            Some((path, _, c)) if *c != collection_of(path) && !c.trim().is_empty() => c.clone(),
+            _ => e.collection.clone(),
+        };
+        let (file, bytes) = match (data, &metadata) {
+            (Some((p, b, _)), _) => (p.clone(), b.clone()),
+            (None, Some((p, _))) => (p.clone(), Vec::new()),
+            (None, None) => continue,
+        };
+        let db = Some(e.db.clone()).filter(|d| d != default_db);
+        jobs.push(ImportJob { file, bytes, db, collection, metadata });
+    }
+    (jobs, problems)
 }
 
 /// The collection a file goes to by default: its name without the extension (mongoimport's).
@@ -576,7 +633,9 @@ fn ImportPanel() -> impl IntoView {
         for i in 0..list.length() {
             let Some(f) = list.get(i) else { continue };
             spawn_local(async move {
-                let name = f.name();
+                // A picked folder's files carry their path in it (`dump/shop/orders.bson`).
+                let relative = js_sys::Reflect::get(&f, &"webkitRelativePath".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+                let name = if relative.is_empty() { f.name() } else { relative };
                 if f.size() > super::pg::MAX_IMPORT as f64 {
                     pg.error(format!("{name} is {}; the playground imports files of at most {}.", super::human_bytes(f.size()), super::human_bytes(super::pg::MAX_IMPORT as f64)));
                     return;
@@ -611,13 +670,15 @@ fn ImportPanel() -> impl IntoView {
         }
         // Read now: the panel may be gone (another tab) before the imports end.
         let files: Vec<(String, Vec<u8>, String)> = files.into_iter().map(|p| (p.file, p.bytes, p.collection.get_untracked())).collect();
+        let (jobs, problems) = import_jobs(files, &pg.database.get_untracked());
         pending.set(Vec::new());
         pasted.set(String::new());
-        reports.set(Vec::new());
+        reports.set(problems.clone());
         spawn_local(async move {
-            let mut lines = Vec::new();
-            for (file, bytes, coll) in files {
-                match pg.import_file(file.clone(), bytes, coll, stop).await {
+            let mut lines = problems;
+            for job in jobs {
+                let file = job.file.clone();
+                match pg.import_file(job, stop).await {
                     Ok((r, kept)) => {
                         let cancelled = !kept && pg.import_cancel.get_untracked();
                         lines.extend(describe_import(&r, cancelled));
@@ -631,6 +692,14 @@ fn ImportPanel() -> impl IntoView {
             let _ = reports.try_set(lines);
         });
     };
+    // A folder picker (`webkitdirectory`, which every engine supports, set once mounted: the
+    // view macro knows no such attribute).
+    let folder_input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if let Some(input) = folder_input.get() {
+            input.set_webkitdirectory(true);
+        }
+    });
     view! {
         <details class="import">
             <summary>"Import data"</summary>
@@ -647,15 +716,29 @@ fn ImportPanel() -> impl IntoView {
                         add_files(input.files());
                         input.set_value("");
                     }/>
+                <label class="field small"><span>"or a whole mongodump folder"</span>
+                    <input type="file" multiple node_ref=folder_input aria-label="Dump folder to import"
+                        on:change=move |ev| {
+                            let input: web_sys::HtmlInputElement = event_target(&ev);
+                            add_files(input.files());
+                            input.set_value("");
+                        }/>
+                </label>
             </div>
             <ul class="pending">
                 {move || pending.get().into_iter().map(|p| view! {
                     <li>
                         <span>{format!("{} ({})", p.file, super::human_bytes(p.bytes.len() as f64))}</span>
-                        <label class="field small"><span>"into collection"</span>
-                            <input type="text" aria-label=format!("Collection for {}", p.file) prop:value=move || p.collection.get()
-                                on:input=move |ev| p.collection.set(event_target_value(&ev))/>
-                        </label>
+                        {if p.file.to_ascii_lowercase().ends_with(".metadata.json") {
+                            view! { <span class="muted">" indexes and options of its collection"</span> }.into_any()
+                        } else {
+                            view! {
+                                <label class="field small"><span>"into collection"</span>
+                                    <input type="text" aria-label=format!("Collection for {}", p.file) prop:value=move || p.collection.get()
+                                        on:input=move |ev| p.collection.set(event_target_value(&ev))/>
+                                </label>
+                            }.into_any()
+                        }}
                     </li>
                 }).collect_view()}
             </ul>
@@ -729,6 +812,46 @@ mod tests {
         for (file, coll) in cases {
             assert_eq!(collection_of(file), coll, "{file}");
         }
+    }
+
+    #[test]
+    fn dump_files_pair_up_and_other_files_import_alone() {
+        let f = |p: &str, b: &[u8], c: &str| (p.to_string(), b.to_vec(), c.to_string());
+        let files = vec![
+            f("orders.json", b"{}", "orders"),
+            f("dump/shop/items.bson", b"I", "items"),
+            f("dump/shop/items.metadata.json", b"{\"indexes\":[]}", "items"),
+            f("dump/shop/views.metadata.json", b"{}", "views"),
+            f("dump/admin/system.users.bson", b"U", "system.users"),
+            f("dump/logs/events.bson.gz", b"Z", "events.bson"),
+            f("loose.bson", b"L", "renamed"),
+            f("bad.metadata.json", &[0xff], "bad"),
+        ];
+        let (jobs, problems) = import_jobs(files, "test");
+        let job = |file: &str, bytes: &[u8], db: Option<&str>, c: &str, meta: Option<(&str, &str)>| ImportJob {
+            file: file.into(),
+            bytes: bytes.to_vec(),
+            db: db.map(str::to_string),
+            collection: c.into(),
+            metadata: meta.map(|(p, t)| (p.to_string(), t.to_string())),
+        };
+        assert_eq!(
+            jobs,
+            vec![
+                job("orders.json", b"{}", None, "orders", None),
+                job("dump/shop/items.bson", b"I", Some("shop"), "items", Some(("dump/shop/items.metadata.json", "{\"indexes\":[]}"))),
+                job("dump/shop/views.metadata.json", b"", Some("shop"), "views", Some(("dump/shop/views.metadata.json", "{}"))),
+                // A loose .bson goes to the Data tab's database, under the name the learner gave it.
+                job("loose.bson", b"L", None, "renamed", None),
+            ]
+        );
+        assert_eq!(
+            problems,
+            vec![
+                "dump/logs/events.bson.gz: compressed dumps (--gzip) are not supported: decompress them first".to_string(),
+                "bad.metadata.json: not UTF-8 text, so not a .metadata.json".to_string(),
+            ]
+        );
     }
 
     #[test]

@@ -30,6 +30,11 @@ mod worker;
 #[cfg_attr(not(test), allow(dead_code))]
 pub mod lesson;
 
+/// Which files of a mongodump folder go where (`src/import/plan.rs`, plain Rust): the import
+/// panel pairs a picked folder's files as the engine's own dump import does.
+#[path = "../import/plan.rs"]
+pub mod dump_plan;
+
 pub use shell::start;
 
 /// `1.2 KiB`, `3.4 MiB`.

@@ -359,7 +359,8 @@ impl Pg {
     /// added; Stop replaces the worker and replays the session's log, which it is not in); an
     /// import that stays is logged with the file's bytes, so a reload imports it again. Returns
     /// the importer's report and whether the import stayed, or why there is none.
-    pub async fn import_file(&self, file: String, bytes: Vec<u8>, collection: String, stop_on_error: bool) -> Result<(ImportReport, bool), String> {
+    pub async fn import_file(&self, job: super::data_view::ImportJob, stop_on_error: bool) -> Result<(ImportReport, bool), String> {
+        let super::data_view::ImportJob { file, bytes, db, collection, metadata } = job;
         if self.busy.get_untracked() {
             return Err("the engine is busy".into());
         }
@@ -374,12 +375,19 @@ impl Pg {
         self.import_cancel.set(false);
         let engine = self.engine();
         engine.set_checkpoint(None);
-        let db = self.database.get_untracked();
+        let db = db.unwrap_or_else(|| self.database.get_untracked());
         // The ObjectIds of documents without `_id` are made from these, logged with the file:
         // a replay gives the same ones.
         let seed = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
         let time = (js_sys::Date::now() / 1000.0) as u32;
-        let options = serde_json::json!({ "stopOnError": stop_on_error, "ids": { "time": time, "seed": seed } });
+        let mut options = serde_json::json!({ "stopOnError": stop_on_error, "ids": { "time": time, "seed": seed } });
+        // A dump collection's metadata goes with its documents (and is logged with them); without
+        // a `.bson`, the metadata's file name must not make the (empty) documents JSON.
+        if let (Some((meta_file, text)), Some(o)) = (metadata, options.as_object_mut()) {
+            o.insert("format".into(), "bson".into());
+            o.insert("metadataFile".into(), meta_file.into());
+            o.insert("metadata".into(), text.into());
+        }
         self.run_started.set(Some(now_ms()));
         let this = *self;
         let (r, bytes) = engine

@@ -15,6 +15,7 @@
 pub mod csv;
 pub mod dump;
 pub mod json;
+pub mod plan;
 
 use std::fmt;
 
@@ -25,6 +26,7 @@ use crate::db::Database;
 
 pub use self::csv::{CsvOptions, ParseGrace};
 pub use dump::{parse_metadata, Metadata};
+pub use plan::{plan_dump, DumpEntry, DumpPlan, COMPRESSED};
 
 /// The documents one insert command carries by default.
 pub const DEFAULT_BATCH: usize = 1000;
@@ -676,54 +678,31 @@ pub struct DumpFile<'a> {
 
 /// Imports a `mongodump` folder (or one database's folder): each `<db>/<coll>.bson` with its
 /// `<coll>.metadata.json` goes to `<db>.<coll>` (`default_db` for files with no folder);
-/// metadata without a `.bson` creates the collection or view alone. `system.*` collections,
-/// `admin`, `config` and `local`, `oplog.bson` and `prelude.json` are left out as mongorestore
-/// leaves them; compressed (`.gz`) files are reported, not read.
+/// metadata without a `.bson` creates the collection or view alone; what is left out is
+/// [`plan_dump`]'s; compressed (`.gz`) files are reported, not read.
 pub fn import_dump(db: &mut Database, default_db: &str, files: &[DumpFile<'_>], options: &Options) -> Vec<Report> {
-    use std::collections::BTreeMap;
-    // (db, collection) -> (bson file, metadata file)
-    type Pair<'f> = (Option<&'f DumpFile<'f>>, Option<&'f DumpFile<'f>>);
-    let mut groups: BTreeMap<(String, String), Pair<'_>> = BTreeMap::new();
-    let mut reports = Vec::new();
-    for f in files {
-        let parts: Vec<&str> = f.path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-        let Some(base) = parts.last() else { continue };
-        let db_name = if parts.len() >= 2 { parts[parts.len() - 2].to_string() } else { default_db.to_string() };
-        if *base == "oplog.bson" || *base == "prelude.json" || ["admin", "config", "local"].contains(&db_name.as_str()) {
-            continue;
-        }
-        if base.ends_with(".gz") {
-            reports.push(Report {
-                file: f.path.to_string(),
+    let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+    let DumpPlan { entries, compressed } = plan_dump(default_db, &paths);
+    let mut reports: Vec<Report> = compressed
+        .into_iter()
+        .map(|(i, db_name)| {
+            let path = paths.get(i).copied().unwrap_or_default();
+            let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
+            Report {
+                file: path.to_string(),
                 db: db_name,
                 collection: collection_name_for(base.trim_end_matches(".gz")),
-                errors: vec![ImportError { file: f.path.to_string(), line: None, offset: None, message: "compressed dumps (--gzip) are not supported: decompress them first".into() }],
+                errors: vec![ImportError { file: path.to_string(), line: None, offset: None, message: COMPRESSED.into() }],
                 failed: 0,
                 stopped: true,
                 ..Report::default()
-            });
-            continue;
-        }
-        let (coll, is_meta) = if let Some(c) = base.strip_suffix(".metadata.json") {
-            (c.to_string(), true)
-        } else if let Some(c) = base.strip_suffix(".bson") {
-            (c.to_string(), false)
-        } else {
-            continue;
-        };
-        if coll.starts_with("system.") {
-            continue;
-        }
-        let entry = groups.entry((db_name, coll)).or_default();
-        if is_meta {
-            entry.1 = Some(f);
-        } else {
-            entry.0 = Some(f);
-        }
-    }
+            }
+        })
+        .collect();
     let mut opts = options.clone();
     opts.format = Format::Bson;
-    for ((db_name, coll), (data, meta)) in groups {
+    for DumpEntry { db: db_name, collection: coll, data, metadata } in entries {
+        let (data, meta) = (data.and_then(|i| files.get(i)), metadata.and_then(|i| files.get(i)));
         let (file, bytes) = match data {
             Some(d) => (d.path, d.bytes),
             None => (meta.map(|m| m.path).unwrap_or(""), &[][..]),
@@ -753,6 +732,9 @@ pub struct RequestOptions {
     /// The `.metadata.json` text of a `.bson` file, and its file name.
     pub metadata: Option<String>,
     pub metadata_file: Option<String>,
+    /// The format by name, when the request's is empty and the file's name should not decide it
+    /// (a dump collection with metadata but no `.bson`, named after its `.metadata.json`).
+    pub format: Option<String>,
     /// The ObjectIds given to documents without an `_id`, as a client gives them (mongoimport's
     /// driver does): `{ time: <seconds>, seed: <number> }` makes them the same at every import of
     /// the file (the playground's log replays imports). Without it the server generates them.
@@ -794,7 +776,11 @@ pub fn begin_request(db: &mut Database, file: &str, bytes: Vec<u8>, format: &str
             Err(e) => return fail(format!("invalid import options: {e}")),
         }
     };
-    let format = if format.is_empty() { Format::from_file_name(file) } else { Format::parse(format) };
+    let format = match (format, &req.format) {
+        ("", Some(by_options)) => Format::parse(by_options),
+        ("", None) => Format::from_file_name(file),
+        (given, _) => Format::parse(given),
+    };
     let Some(format) = format else {
         return fail("unknown format: give one of json, jsonl, jsonArray, bson, csv, tsv (or a file name ending so)".into());
     };

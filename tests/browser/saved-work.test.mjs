@@ -6,7 +6,9 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { deflateRawSync } from "node:zlib";
 import { BSON } from "bson";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { serve } from "./server.mjs";
 import { DIST, launch, dump, dumpAll, replayExport } from "./browser.mjs";
 
@@ -196,6 +198,59 @@ test("several databases: a script's writes in another database survive a reload,
   assert.deepEqual(replayed.archive.orders.indexes.map((i) => i.name), ["_id_", "at_1"]);
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test("import: a mongodump folder picked whole restores each collection, with its indexes, into the database it names; a dropped .bson pairs with its .metadata.json", async () => {
+  const { context, page, errors } = await open();
+  const root = await mkdtemp(join(tmpdir(), "pp-dump-"));
+  const meta = (coll, extra) => JSON.stringify({
+    indexes: [{ v: 2, key: { _id: 1 }, name: "_id_" }, ...extra],
+    uuid: "0123456789abcdef0123456789abcdef", collectionName: coll, type: "collection", options: {},
+  });
+  const docs = (...list) => Buffer.concat(list.map((d) => BSON.serialize(d)));
+  await mkdir(join(root, "dump", "shop"), { recursive: true });
+  await mkdir(join(root, "dump", "admin"), { recursive: true });
+  await writeFile(join(root, "dump", "shop", "orders.bson"), docs({ _id: 1, total: 5 }, { _id: 2, total: 9 }));
+  await writeFile(join(root, "dump", "shop", "orders.metadata.json"), meta("orders", [{ v: 2, key: { total: -1 }, name: "total_-1" }]));
+  await writeFile(join(root, "dump", "shop", "tags.bson"), docs({ _id: "a" }));
+  await writeFile(join(root, "dump", "admin", "system.version.bson"), docs({ _id: "featureCompatibilityVersion", version: "8.0" }));
+  await writeFile(join(root, "dump", "shop", "events.bson.gz"), Buffer.from([0x1f, 0x8b]));
+  await page.getByRole("tab", { name: "Data" }).click();
+  await page.locator("details.import summary").click();
+  await page.getByLabel("Dump folder to import").setInputFiles(join(root, "dump"));
+  await page.locator(".import .pending li").nth(4).waitFor();
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  const report = page.locator(".import-report li");
+  await report.nth(2).waitFor();
+  const lines = await report.allInnerTexts();
+  assert.deepEqual(lines.slice(0, 3), [
+    "dump/shop/events.bson.gz: compressed dumps (--gzip) are not supported: decompress them first",
+    "dump/shop/orders.bson -> shop.orders: 2 document(s) imported, 0 failed. 1 index(es) created.",
+    "dump/shop/tags.bson -> shop.tags: 1 document(s) imported, 0 failed.",
+  ]);
+  const cmd = (c) => page.evaluate(async (c) => JSON.parse(await window.ppCommand(JSON.stringify(c))), c);
+  const names = async (db) => (await cmd({ listCollections: 1, nameOnly: true, $db: db })).cursor.firstBatch.map((c) => c.name).sort();
+  assert.deepEqual(await names("shop"), ["orders", "tags"]);
+  assert.deepEqual((await cmd({ listDatabases: 1, nameOnly: true, $db: "admin" })).databases.map((d) => d.name).filter((n) => n !== "admin").sort(), ["shop"]);
+  assert.deepEqual((await cmd({ listIndexes: "orders", $db: "shop" })).cursor.firstBatch.map((i) => [i.name, i.key]), [["_id_", { _id: { $numberInt: "1" } }], ["total_-1", { total: { $numberInt: "-1" } }]]);
+  // Loose files dropped together pair the same way, into the Data tab's database.
+  await page.getByLabel("Files to import", { exact: true }).setInputFiles([
+    { name: "items.bson", mimeType: "application/octet-stream", buffer: docs({ _id: 1, sku: "x" }) },
+    { name: "items.metadata.json", mimeType: "application/json", buffer: Buffer.from(meta("items", [{ v: 2, key: { sku: 1 }, name: "sku_1", unique: true }])) },
+  ]);
+  await page.locator(".import .pending li").nth(1).waitFor();
+  assert.match(await page.locator(".import .pending li").nth(1).innerText(), /^items\.metadata\.json \(\d+ B\)\s*indexes and options of its collection$/);
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await page.locator(".import-report li", { hasText: "items.bson -> test.items: 1 document(s) imported, 0 failed. 1 index(es) created." }).waitFor();
+  assert.deepEqual((await cmd({ listIndexes: "items" })).cursor.firstBatch.map((i) => [i.name, i.unique ?? false]), [["_id_", false], ["sku_1", true]]);
+  // Logged with their metadata: a reload restores the indexes too.
+  await page.reload();
+  await page.waitForFunction(() => window.ppReady === true);
+  await page.waitForFunction(async () => JSON.parse(await window.ppCommand('{"listIndexes": "items"}')).cursor?.firstBatch.length === 2);
+  assert.deepEqual((await cmd({ listIndexes: "orders", $db: "shop" })).cursor.firstBatch.map((i) => i.name), ["_id_", "total_-1"]);
+  assert.deepEqual(errors, []);
+  await context.close();
+  await rm(root, { recursive: true, force: true });
 });
 
 test("import: JSON lines, CSV and a .bson dump land in their collections and survive a reload; a bad file keeps nothing", async () => {

@@ -600,3 +600,23 @@ fn a_cancelled_import_into_a_time_series_collection_leaves_it_as_it_was() {
     let stats = crate::common::ok(&mut db, &doc! {"collStats": "ts"});
     assert_eq!(stats.get_document("timeseries").ok().and_then(|t| t.get("numBucketsOpenedDueToMetadata").cloned()), Some(Bson::Int32(3)), "{stats:?}");
 }
+
+#[test]
+fn a_dump_folders_paths_are_planned_as_mongorestore_reads_them() {
+    let paths = [
+        "dump/shop/orders.bson",
+        "dump/shop/orders.metadata.json",
+        "dump/shop/views.metadata.json",
+        "dump/shop/system.views.bson",
+        "dump/admin/system.users.bson",
+        "dump/oplog.bson",
+        "dump/prelude.json",
+        "dump/shop/notes.txt",
+        "dump/logs/events.bson.gz",
+        "loose.bson",
+    ];
+    let plan = import::plan_dump("test", &paths);
+    let e = |db: &str, c: &str, data: Option<usize>, metadata: Option<usize>| import::DumpEntry { db: db.into(), collection: c.into(), data, metadata };
+    assert_eq!(plan.entries, vec![e("shop", "orders", Some(0), Some(1)), e("shop", "views", None, Some(2)), e("test", "loose", Some(9), None)]);
+    assert_eq!(plan.compressed, vec![(8, "logs".to_string())]);
+}
