@@ -37,10 +37,10 @@ use super::editor::CodeEditor;
 use super::lesson::Lesson;
 use super::lesson_view::{uncaught, ScriptOutput};
 use super::run_pane::{now_ms, RunPane};
-use super::session::Origin;
+use super::session::{self, LessonRun, Origin};
 use super::state::{self, Saved};
 use super::worker::Engine;
-use crate::protocol::WriteRecord;
+use crate::protocol::{IdSpec, WriteRecord};
 
 /// The fragment that selects embed mode.
 pub const ROUTE: &str = "#/embed";
@@ -144,20 +144,34 @@ pub fn plan(route: &Route, known: &[&str], lesson: Option<&Lesson>) -> Result<Pl
     })
 }
 
+/// One earlier step's run while the widget prepared its data: its writes, and how it made its
+/// ObjectIds (so that a link can carry the run instead of the writes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetupRun {
+    pub title: String,
+    pub writes: Vec<WriteRecord>,
+    pub ids: Option<IdSpec>,
+}
+
 /// The full playground at the plan's step: the script (if it differs from the lesson's) and the
-/// writes of the earlier steps, as a share link relative to the site. A plain script has no
-/// lesson to open, so it links to the playground itself.
-pub fn playground_link(plan: &Plan, script: &str, setup_writes: &[(String, Vec<WriteRecord>)]) -> String {
+/// data of the earlier steps, as a share link relative to the site. The earlier steps ran the
+/// lesson's own scripts, so the link carries what makes their writes again (the step, the
+/// script's digest and its ObjectIds), not the writes, as the playground's own short links do. A
+/// plain script has no lesson to open, so it links to the playground itself.
+pub fn playground_link(plan: &Plan, script: &str, setup: &[SetupRun]) -> String {
     let Some((id, step)) = &plan.lesson else { return "index.html".into() };
     let mut saved = Saved::new(id);
     saved.step = *step;
     if plan.original.as_deref() != Some(script) {
         saved.scripts.insert(*step, script.to_string());
     }
-    for (title, writes) in setup_writes {
-        saved.session.record(Origin::Script { title: title.clone() }, writes.clone());
+    for (i, run) in setup.iter().enumerate() {
+        let lesson_run = plan.setup.get(i).zip(run.ids.clone()).map(|((_, code), ids)| LessonRun { step: i, script: session::digest(&[code.as_bytes()]), ids, left_out: None });
+        saved.session.record_run(Origin::Script { title: run.title.clone() }, run.writes.clone(), lesson_run);
     }
-    format!("{}#{}{}", catalog::page(id), state::SHARE_PREFIX, state::encode(&saved))
+    let scripts: Vec<&str> = plan.setup.iter().map(|(_, code)| code.as_str()).collect();
+    let text = state::share_text(&saved, &scripts).unwrap_or_else(|| state::encode(&saved));
+    format!("{}#{}{}", catalog::page(id), state::SHARE_PREFIX, text)
 }
 
 /// Mounts embed mode into `el` when the page's fragment is an embed route; false otherwise (the
@@ -208,7 +222,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
     let pane = RunPane::new();
     let notes = RwSignal::new(Vec::<String>::new());
     let base = StoredValue::new(None::<Vec<u8>>);
-    let setup_writes = RwSignal::new(Vec::<(String, Vec<WriteRecord>)>::new());
+    let setup_writes = RwSignal::new(Vec::<SetupRun>::new());
     let plan = StoredValue::new(plan);
 
     // Start-up: the engine, then the earlier steps, then a snapshot every run starts from.
@@ -228,7 +242,7 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
                     if let Some(e) = report.error {
                         notes.update(|n| n.push(format!("Step {} ({title}) stopped while preparing the data: {}", i + 1, uncaught(&e))));
                     }
-                    setup_writes.update(|w| w.push((title, report.writes)));
+                    setup_writes.update(|w| w.push(SetupRun { title, writes: report.writes, ids: report.ids }));
                 }
                 Err(e) => notes.update(|n| n.push(format!("Step {} ({title}) failed while preparing the data: {e}", i + 1))),
             }
@@ -472,17 +486,27 @@ mod tests {
         let lessons = catalog::for_tests();
         let known: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
         let p = plan(&route(Some(("subset", 1)), None), &known, lessons.iter().find(|l| l.id == "subset")).unwrap();
-        let writes = vec![("Embed every comment".to_string(), vec![WriteRecord::text("posts", r#"{"insert":"posts"}"#)])];
-        let open = |script: &str| {
-            let link = playground_link(&p, script, &writes);
-            let text = link.strip_prefix("lesson-subset.html#s=").unwrap_or_else(|| panic!("{link}"));
-            state::decode(text).unwrap()
+        let writes = vec![WriteRecord::text("posts", r#"{"insert":"posts"}"#)];
+        let ids = IdSpec { seed: 42, times: vec![(1_700_000_000, 3)] };
+        let run = |ids: Option<IdSpec>| vec![SetupRun { title: "Embed every comment".into(), writes: writes.clone(), ids }];
+        let open = |script: &str, setup: &[SetupRun]| {
+            let link = playground_link(&p, script, setup);
+            let text = link.strip_prefix("lesson-subset.html#s=").unwrap_or_else(|| panic!("{link}")).to_string();
+            (state::decode(&text).unwrap(), text.len())
         };
-        let unchanged = open(&p.script);
+        // The earlier step ran the lesson's own script: the link carries the run, not its writes.
+        let (unchanged, short) = open(&p.script, &run(Some(ids.clone())));
         assert_eq!((unchanged.lesson.as_str(), unchanged.step), ("subset", 1));
         assert!(unchanged.scripts.is_empty());
-        assert_eq!(unchanged.session.writes().cloned().collect::<Vec<_>>(), writes[0].1);
-        let edited = open("db.posts.find()");
+        assert_eq!(unchanged.session.writes().count(), 0);
+        let carried = unchanged.session.entries[0].lesson_run.clone().unwrap();
+        assert_eq!((carried.step, &carried.ids), (0, &ids));
+        assert_eq!(carried.left_out.map(|l| l.count), Some(1));
+        // Without the run's ObjectIds (an older worker), the writes themselves.
+        let (whole, long) = open(&p.script, &run(None));
+        assert_eq!(whole.session.writes().cloned().collect::<Vec<_>>(), writes);
+        assert!(short <= long + 64, "{short} vs {long}");
+        let (edited, _) = open("db.posts.find()", &run(Some(ids.clone())));
         assert_eq!(edited.scripts.get(&1).map(String::as_str), Some("db.posts.find()"));
 
         let inline = plan(&route(None, Some("print(1)")), &known, None).unwrap();

@@ -230,6 +230,10 @@ test("'Open in the playground' opens the full playground at that step, with the 
   assert.equal(saved.lesson, "subset");
   assert.equal(saved.step, 1);
   assert.equal(saved.scripts["1"], "db.filmsEmbedded.countDocuments()");
+  // Step 1's data is carried as the run that makes it (the lesson's own script and its
+  // ObjectIds), not as its writes: a short link, which the playground runs again.
+  assert.ok(href.length <= 4096, `${href.length} characters`);
+  assert.deepEqual(saved.session.entries.map((e) => [e.writes.length, e.lesson_run?.step, e.lesson_run?.left_out?.count > 0]), [[0, 0, true]]);
   // A click opens a normal tab (the popup escapes the sandbox): the playground with its storage.
   const [tab] = await Promise.all([context.waitForEvent("page"), link.click()]);
   await tab.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
