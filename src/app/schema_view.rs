@@ -21,6 +21,8 @@ pub struct FieldRow {
     pub types: String,
     /// "0 / 1.5 / 3" (min / median / max) for array paths.
     pub arrays: Option<String>,
+    /// The array lengths' histogram: each bucket's lengths ("0", "10–19") and how many arrays.
+    pub histogram: Vec<(String, f64)>,
     /// "3" or "≈ 41 200" when estimated.
     pub distinct: String,
     pub bytes: f64,
@@ -59,6 +61,20 @@ pub fn field_rows(reply: &Value) -> Vec<FieldRow> {
                         presence: num(f, "presence"),
                         types: t,
                         arrays: f.get("arrayLengths").map(|a| format!("{} / {} / {}", trim(num(a, "min")), trim(num(a, "median")), trim(num(a, "max")))),
+                        histogram: f
+                            .pointer("/arrayLengths/histogram")
+                            .and_then(Value::as_array)
+                            .map(|buckets| {
+                                buckets
+                                    .iter()
+                                    .map(|b| {
+                                        let (from, to) = (num(b, "from"), num(b, "to"));
+                                        let label = if from == to { trim(from) } else { format!("{}–{}", trim(from), trim(to)) };
+                                        (label, num(b, "count"))
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
                         distinct: if estimated { format!("≈ {}", trim(num(f, "distinct"))) } else { trim(num(f, "distinct")) },
                         bytes: num(f, "bytes"),
                         bytes_percent: num(f, "bytesPercent"),
@@ -72,6 +88,30 @@ pub fn field_rows(reply: &Value) -> Vec<FieldRow> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// What the histogram of array lengths says, for assistive technology and as a tooltip.
+pub fn histogram_text(buckets: &[(String, f64)]) -> String {
+    let parts: Vec<String> = buckets.iter().map(|(l, n)| format!("{l}: {}", trim(*n))).collect();
+    format!("Arrays by length: {}", parts.join(", "))
+}
+
+/// A small bar chart of the array lengths (one bar per bucket, tallest = most arrays).
+#[component]
+fn LengthHistogram(buckets: Vec<(String, f64)>) -> impl IntoView {
+    if buckets.len() < 2 {
+        return ().into_any();
+    }
+    let most = buckets.iter().map(|(_, n)| *n).fold(0.0, f64::max).max(1.0);
+    let text = histogram_text(&buckets);
+    view! {
+        <span class="length-histogram" role="img" aria-label=text.clone() title=text>
+            {buckets.into_iter().map(|(label, n)| view! {
+                <span class="bar" data-lengths=label style=format!("height:{:.0}%", (n / most * 100.0).max(if n > 0.0 { 8.0 } else { 0.0 }))></span>
+            }).collect_view()}
+        </span>
+    }
+    .into_any()
 }
 
 /// A number as the view prints it: no ".0" on whole numbers.
@@ -173,7 +213,7 @@ fn SchemaTable(rows: Vec<FieldRow>) -> impl IntoView {
                                 <th scope="row" class="path" style=format!("padding-left:{}em", 0.4 + depth as f64)>{r.path.clone()}</th>
                                 <td class="num">{format!("{}%", trim(r.presence))}</td>
                                 <td>{r.types.clone()}</td>
-                                <td class="num">{r.arrays.clone().unwrap_or_default()}</td>
+                                <td class="num">{r.arrays.clone().unwrap_or_default()}<LengthHistogram buckets=r.histogram.clone()/></td>
                                 <td class="num">{r.distinct.clone()}</td>
                                 <td class="num bytes-cell">
                                     <span class="cmp-bar" style=format!("width:{:.1}%", (r.bytes_percent / heaviest * 100.0).min(100.0))></span>
@@ -506,7 +546,8 @@ mod tests {
             "collection": "p", "count": 3, "sampled": 3, "isSample": false, "sampleBytes": 1129, "dataSize": 1129,
             "fields": [
                 { "path": "a", "presence": 66.67, "types": [ { "type": "array", "percent": 100 } ],
-                  "arrayLengths": { "min": 0, "median": 1.5, "max": 3 }, "elementTypes": [ { "type": "int", "percent": 100 } ],
+                  "arrayLengths": { "min": 0, "median": 1.5, "max": 3, "histogram": [
+                      { "from": 0, "to": 0, "count": 1 }, { "from": 1, "to": 2, "count": 0 }, { "from": 3, "to": { "$numberInt": "3" }, "count": 1 } ] }, "elementTypes": [ { "type": "int", "percent": 100 } ],
                   "samples": [], "distinct": 0, "distinctEstimated": false, "bytes": 37, "bytesPercent": 3.28 },
                 { "path": "s", "presence": 100, "types": [ { "type": "int", "percent": 33.33 }, { "type": "string", "percent": 66.67 } ],
                   "samples": [ "x", { "$numberInt": "5" } ], "distinct": 41200, "distinctEstimated": true, "bytes": 25, "bytesPercent": 2.21 }
@@ -515,6 +556,9 @@ mod tests {
         let rows = field_rows(&reply);
         assert_eq!(rows[0].types, "array 100% (elements: int 100%)");
         assert_eq!(rows[0].arrays.as_deref(), Some("0 / 1.5 / 3"));
+        assert_eq!(rows[0].histogram, vec![("0".to_string(), 1.0), ("1–2".to_string(), 0.0), ("3".to_string(), 1.0)]);
+        assert_eq!(histogram_text(&rows[0].histogram), "Arrays by length: 0: 1, 1–2: 0, 3: 1");
+        assert!(rows[1].histogram.is_empty());
         assert_eq!(rows[1].types, "int 33.33% · string 66.67%");
         assert_eq!(rows[1].distinct, "≈ 41200");
         assert_eq!(rows[1].samples, "\"x\", 5");

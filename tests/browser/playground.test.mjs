@@ -235,6 +235,10 @@ test("the Schema tab shows each field's presence, types and bytes, and the advis
   const row = (path) => page.locator("table.schema-fields tbody tr", { has: page.locator("th.path", { hasText: new RegExp(`^${path}$`) }) });
   assert.deepEqual(await row("likes").locator("td").allInnerTexts().then((t) => t.slice(0, 4)), ["66.67%", "array 100% (elements: string 100%)", "1 / 600.5 / 1200", "0"]);
   assert.equal(await row("title").locator("td").nth(1).innerText(), "int 33.33% · string 66.67%");
+  // The lengths' histogram: ten buckets of 120 from 1 to 1 200, one array at each end.
+  const lengths = await row("likes").locator(".length-histogram").getAttribute("aria-label");
+  assert.equal(lengths, "Arrays by length: " + Array.from({ length: 10 }, (_, i) => `${1 + 120 * i}–${120 * (i + 1)}: ${i === 0 || i === 9 ? 1 : 0}`).join(", "));
+  assert.equal(await row("likes").locator(".length-histogram .bar").count(), 10);
   // The likes carry most of the bytes.
   assert.match(await row("likes").locator("td.bytes-cell").innerText(), /KiB · 9\d(\.\d+)?%/);
   const kinds = await page.locator("li.finding").evaluateAll((els) => els.map((e) => e.dataset.kind));
