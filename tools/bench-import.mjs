@@ -7,7 +7,11 @@
 // memory growth per document and per byte of the file (the memory never shrinks: this is the
 // import's peak, what the Data tab's warning estimates, src/app/pg.rs held_per_byte).
 //
-// Usage: node tools/bench-import.mjs [--sizes=100000,1000000]
+// With --browser (make bench does it when dist/ is built), the largest file is also imported in
+// the site itself (dist/, headless Chromium, the Data tab's file input, as a learner imports it):
+// seconds to the import's report, and the progress bar seen moving on the way.
+//
+// Usage: node tools/bench-import.mjs [--sizes=100000,1000000] [--browser]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,6 +68,41 @@ function measure(n, dir) {
   return { n, fileBytes, bson: bsonBytes(n), cpu, wall, grown };
 }
 
+/** The file imported through the site's Data tab in headless Chromium: seconds to its report. */
+async function inBrowser(file, n) {
+  const { chromium } = await import('playwright-core');
+  const { serve } = await import('../tests/browser/server.mjs');
+  const site = await serve(path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'dist'), { gzip: true });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage();
+    page.on('dialog', (d) => d.accept());
+    await page.goto(site.url);
+    await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
+    await page.getByRole('tab', { name: 'Data' }).click();
+    await page.locator('details.import summary').click();
+    await page.getByLabel('Files to import', { exact: true }).setInputFiles(file);
+    await page.locator('.import .pending li').first().waitFor();
+    const t0 = performance.now();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const seen = new Set();
+    const report = page.locator('.import-report li').first();
+    while (!(await report.count())) {
+      const text = await page.locator('.import-progress .progress-text').innerText({ timeout: 1000 }).catch(() => null);
+      if (text) seen.add(text);
+      await page.waitForTimeout(250);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const line = await report.innerText();
+    const count = await page.evaluate(async (c) => JSON.parse(await window.ppCommand(JSON.stringify({ count: c }))).n, path.basename(file, '.json'));
+    if (!line.includes(`${n} document(s) imported`)) throw new Error(`the site's import of ${n} documents: ${line}`);
+    return { seconds, line, count, progress: seen.size };
+  } finally {
+    await browser.close();
+    await site.close();
+  }
+}
+
 const sizes = (process.argv.find((a) => a.startsWith('--sizes='))?.slice('--sizes='.length) ?? '100000,1000000').split(',').map(Number);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pp-bench-import-'));
 const results = [];
@@ -75,6 +114,16 @@ try {
       `import ${n} documents (${(m.fileBytes / 1048576).toFixed(1)} MiB of JSON lines, ${(m.bson / n).toFixed(1)} BSON bytes each): ` +
         `${(n / m.cpu).toFixed(0)} documents/s, ${m.cpu.toFixed(2)} s CPU (${m.wall.toFixed(2)} s wall); ` +
         `wasm memory grew ${(m.grown / n).toFixed(1)} bytes per document, ${(m.grown / m.fileBytes).toFixed(2)} per byte of the file, ${(m.grown / m.bson).toFixed(2)} per BSON byte\n`,
+    );
+  }
+  if (process.argv.includes('--browser')) {
+    const n = Math.max(...sizes);
+    const file = path.join(dir, `readings.json`);
+    const bytes = generate(file, n);
+    const b = await inBrowser(file, n);
+    process.stdout.write(
+      `import ${n} documents (${(bytes / 1048576).toFixed(1)} MiB) in the site (Chromium, the Data tab): ${b.seconds.toFixed(1)} s to "${b.line}"; ` +
+        `count ${JSON.stringify(b.count)}; the progress bar showed ${b.progress} different states on the way\n`,
     );
   }
   for (let i = 1; i < results.length; i++) {
