@@ -13,6 +13,7 @@ mod collection;
 mod commands;
 mod cursors;
 pub mod index;
+pub mod keystring;
 mod exec;
 mod planner;
 mod report;
