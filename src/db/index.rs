@@ -3,7 +3,6 @@
 //! scans and unique indexes check before a write is applied.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::collections::{btree_set, BTreeMap, BTreeSet};
 
 use bson::{doc, Bson, Document};
@@ -15,6 +14,7 @@ use crate::value;
 
 use crate::value::display;
 
+use super::keystring;
 use super::wildcard::{self, Wildcard};
 
 /// The record ids holding one key, ascending: one inline (every key of a unique index; no
@@ -146,8 +146,9 @@ pub struct Index {
     partial: Option<Matcher>,
     /// Index order of each key field: `true` for descending.
     descending: Vec<bool>,
-    /// The keys in index order, each with the record ids holding it (ascending).
-    entries: BTreeMap<IndexKey, Rids>,
+    /// The keys in index order, each with the record ids holding it (ascending). A key is its
+    /// values' order-preserving encoding (`keystring.rs`): one byte comparison orders two keys.
+    entries: BTreeMap<Box<[u8]>, Rids>,
     /// True once a document put several keys in the index (an array on a key path).
     pub multikey: bool,
     /// Per key field, the paths of the arrays documents had along it (the server's
@@ -157,48 +158,6 @@ pub struct Index {
     /// (see `wildcard.rs`), and its multikey paths are kept there.
     pub wildcard: Option<Wildcard>,
 }
-
-/// One component of an index key, ordered as the index orders its field.
-#[derive(Debug, Clone)]
-pub enum KeyPart {
-    Asc(Bson),
-    Desc(Bson),
-}
-
-impl KeyPart {
-    pub fn value(&self) -> &Bson {
-        match self {
-            KeyPart::Asc(v) | KeyPart::Desc(v) => v,
-        }
-    }
-}
-
-impl PartialEq for KeyPart {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for KeyPart {}
-
-impl PartialOrd for KeyPart {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for KeyPart {
-    fn cmp(&self, other: &Self) -> Ordering {
-        match (self, other) {
-            (KeyPart::Desc(a), KeyPart::Desc(b)) => value::compare(b, a),
-            _ => value::compare(self.value(), other.value()),
-        }
-    }
-}
-
-/// An index key: one part per key field, compared field by field in index order.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct IndexKey(pub Vec<KeyPart>);
 
 /// The spec of the `_id` index.
 pub fn id_index_spec() -> Document {
@@ -541,13 +500,10 @@ impl Index {
         Ok(self.keys_with_multikey(doc)?.map(|(k, _)| k))
     }
 
-    /// A key document (`{ field: value, .. }`) as this index orders it.
-    pub fn index_key(&self, key: &Document) -> IndexKey {
-        // Exactly sized: collected from the document's values, a vector would start with room
-        // for four parts (480 bytes for a one-field key), and the index keeps every key.
-        let mut parts = Vec::with_capacity(key.len().min(self.descending.len()));
-        parts.extend(key.values().zip(&self.descending).map(|(v, desc)| if *desc { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) }));
-        IndexKey(parts)
+    /// A key document (`{ field: value, .. }`) as this index orders it: its values encoded
+    /// (see `keystring.rs`), descending fields complemented.
+    pub fn index_key(&self, key: &Document) -> Vec<u8> {
+        keystring::encode_key(key.values().take(self.descending.len()), &self.descending)
     }
 
     /// Whether key field `i` is descending.
@@ -555,8 +511,18 @@ impl Index {
         self.descending.get(i).copied().unwrap_or(false)
     }
 
+    /// The direction of each key field (`true`: descending), as the keys are encoded.
+    pub fn directions(&self) -> &[bool] {
+        &self.descending
+    }
+
+    /// The values of a key of this index (equal to those indexed; see `keystring::decode`).
+    pub fn key_values(&self, key: &[u8]) -> Option<Vec<Bson>> {
+        keystring::decode_key(key, &self.descending)
+    }
+
     /// The keys in index order with their record ids.
-    pub fn entries(&self) -> &BTreeMap<IndexKey, Rids> {
+    pub fn entries(&self) -> &BTreeMap<Box<[u8]>, Rids> {
         &self.entries
     }
 
@@ -573,7 +539,7 @@ impl Index {
         }
         let Some(keys) = self.keys_of(doc)? else { return Ok(()) };
         for k in keys {
-            if let Some(rids) = self.entries.get(&self.index_key(&k)) {
+            if let Some(rids) = self.entries.get(&self.index_key(&k)[..]) {
                 if rids.iter().any(|r| r != rid) {
                     return Err(self.duplicate_error(ns, &k));
                 }
@@ -617,7 +583,13 @@ impl Index {
     fn add_keys(&mut self, keys: Vec<Document>, paths: Vec<Vec<String>>, rid: u64) {
         self.note_multikey_paths(paths);
         for k in keys {
-            self.entries.entry(self.index_key(&k)).or_default().insert(rid);
+            let key = self.index_key(&k);
+            match self.entries.get_mut(&key[..]) {
+                Some(rids) => rids.insert(rid),
+                None => {
+                    self.entries.insert(key.into_boxed_slice(), Rids::One(rid));
+                }
+            }
         }
     }
 
@@ -658,10 +630,10 @@ impl Index {
     pub fn remove_keys(&mut self, keys: &[Document], rid: u64) {
         for k in keys {
             let ik = self.index_key(k);
-            if let Some(e) = self.entries.get_mut(&ik) {
+            if let Some(e) = self.entries.get_mut(&ik[..]) {
                 e.remove(rid);
                 if e.is_empty() {
-                    self.entries.remove(&ik);
+                    self.entries.remove(&ik[..]);
                 }
             }
         }
@@ -679,7 +651,7 @@ impl Index {
     /// generated (parallel arrays) or whose key a unique index already holds for an earlier one.
     /// `docs` may be decoded as they are read (an error reading one fails the load).
     pub fn bulk_load<D: std::borrow::Borrow<Document>>(&mut self, ns: &str, docs: impl Iterator<Item = Result<(u64, D)>>) -> Result<()> {
-        let mut pairs: Vec<(IndexKey, u64, Document)> = Vec::new();
+        let mut pairs: Vec<(Vec<u8>, u64, Document)> = Vec::new();
         let mut failed: Option<(u64, Error)> = None;
         for item in docs {
             let (rid, doc) = item?;
@@ -717,7 +689,7 @@ impl Index {
         if let Some((_, e)) = failed {
             return Err(e);
         }
-        let mut grouped: Vec<(IndexKey, Vec<u64>)> = Vec::new();
+        let mut grouped: Vec<(Vec<u8>, Vec<u64>)> = Vec::new();
         for (k, rid, _) in pairs {
             match grouped.last_mut() {
                 Some((last, rids)) if *last == k => {
@@ -728,7 +700,7 @@ impl Index {
                 _ => grouped.push((k, vec![rid])),
             }
         }
-        self.entries = grouped.into_iter().map(|(k, rids)| (k, Rids::from_sorted(rids))).collect();
+        self.entries = grouped.into_iter().map(|(k, rids)| (k.into_boxed_slice(), Rids::from_sorted(rids))).collect();
         Ok(())
     }
 
@@ -742,7 +714,7 @@ impl Index {
             match self.keys_of(doc.borrow()) {
                 Ok(Some(keys)) => {
                     for k in keys {
-                        expected.insert((key_bytes(&k), rid));
+                        expected.insert((self.index_key(&k), rid));
                     }
                 }
                 Ok(None) => {}
@@ -750,7 +722,7 @@ impl Index {
             }
         }
         for (key, rids) in &self.entries {
-            let bytes: Vec<u8> = key.0.iter().flat_map(|p| value::hash_key(p.value())).collect();
+            let bytes: Vec<u8> = key.to_vec();
             if self.unique && rids.len() > 1 {
                 out.duplicates += rids.len() - 1;
             }
@@ -1030,7 +1002,7 @@ mod tests {
             ix.add(d, *rid);
         }
         let rids = |ix: &Index, g: i32| -> Vec<u64> {
-            ix.entries().get(&ix.index_key(&doc! {"": g})).map(|r| r.iter().collect()).unwrap_or_default()
+            ix.entries().get(&ix.index_key(&doc! {"": g})[..]).map(|r| r.iter().collect()).unwrap_or_default()
         };
         assert_eq!(rids(&ix, 0), (1..=100).map(|i| i * 2).collect::<Vec<_>>());
         assert!(matches!(ix.entries().values().next(), Some(Rids::Many(_))));

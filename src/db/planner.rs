@@ -29,7 +29,8 @@ use crate::value;
 
 use super::collection::{id_equalities, Collection};
 use super::exec::Sort;
-use super::index::{Index, IndexKey, KeyPart, Rids};
+use super::index::{Index, Rids};
+use super::keystring;
 
 /// One interval of values of a key field; its ends borrow the filter's values where they come
 /// from it (a plan is made for every statement: copying them was most of its cost).
@@ -438,7 +439,7 @@ pub(crate) struct IxScan<'a> {
     pub provides_sort: bool,
     /// `min()`/`max()`: the keys from the first (included) to the second (excluded), in index
     /// order, instead of per-field bounds.
-    key_range: Option<(IndexKey, IndexKey)>,
+    key_range: Option<(Vec<u8>, Vec<u8>)>,
     /// A wildcard index expanded for one queried path (`bounds` are then on `$_path` and the
     /// value).
     wildcard: Option<WildScan>,
@@ -768,16 +769,11 @@ pub(crate) fn plan_min_max<'a>(coll: &Collection, filter: &'a Document, sort: Op
     }
     // An empty bound is the start (or end) of the index.
     let edge = |first: bool| {
-        IndexKey(
-            (0..ix.key.len())
-                .map(|p| match (ix.is_descending(p), first) {
-                    (false, true) => KeyPart::Asc(Bson::MinKey),
-                    (false, false) => KeyPart::Asc(Bson::MaxKey),
-                    (true, true) => KeyPart::Desc(Bson::MaxKey),
-                    (true, false) => KeyPart::Desc(Bson::MinKey),
-                })
-                .collect(),
-        )
+        let mut key = Vec::new();
+        for p in 0..ix.key.len() {
+            keystring::append_dir(&fill(ix.is_descending(p), first), ix.is_descending(p), &mut key);
+        }
+        key
     };
     let start = if min.is_empty() { edge(true) } else { ix.index_key(min) };
     let end = if max.is_empty() { edge(false) } else { ix.index_key(max) };
@@ -874,12 +870,21 @@ fn id_scan<'a>(coll: &Collection, ids: Vec<Bson>) -> Option<IxScan<'a>> {
     Some(IxScan { index, bounds: vec![pts.into_iter().map(|p| Interval::point(Cow::Owned(p))).collect()], reverse: false, provides_sort: false, key_range: None, wildcard: None })
 }
 
+/// The value that sorts first (`low`) or last in a field's index order.
+fn fill(descending: bool, low: bool) -> Bson {
+    if descending == low {
+        Bson::MaxKey
+    } else {
+        Bson::MinKey
+    }
+}
+
 /// How many key ranges a scan seeks at most (the product of its leading fields' intervals).
 const MAX_SEEK_RANGES: usize = 4096;
 
 /// The key ranges of a scan, in index order: the combinations of the leading point fields'
 /// values, then the intervals of the next field; later fields unbounded (checked per key).
-fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
+fn ranges(ix: &Index, scan: &IxScan) -> Vec<(Vec<u8>, Vec<u8>)> {
     let n = scan.bounds.len();
     // How many leading fields take part in the seek keys.
     let mut depth = 0;
@@ -913,45 +918,92 @@ fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
         }
         combos = next;
     }
-    let part = |i: usize, v: &Bson| if ix.is_descending(i) { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) };
-    let fill = |i: usize, low: bool| {
-        // The smallest (or largest) key part in index order.
-        match (ix.is_descending(i), low) {
-            (false, true) => KeyPart::Asc(Bson::MinKey),
-            (false, false) => KeyPart::Asc(Bson::MaxKey),
-            (true, true) => KeyPart::Desc(Bson::MaxKey),
-            (true, false) => KeyPart::Desc(Bson::MinKey),
-        }
-    };
     combos
         .into_iter()
         .map(|c| {
-            let mut start = Vec::with_capacity(n);
-            let mut end = Vec::with_capacity(n);
+            let mut start = Vec::with_capacity(16 * n);
+            let mut end = Vec::with_capacity(16 * n);
             for (i, iv) in c.iter().enumerate() {
-                let (a, b) = if ix.is_descending(i) { (&*iv.hi, &*iv.lo) } else { (&*iv.lo, &*iv.hi) };
-                start.push(part(i, a));
-                end.push(part(i, b));
+                let desc = ix.is_descending(i);
+                let (a, b) = if desc { (&*iv.hi, &*iv.lo) } else { (&*iv.lo, &*iv.hi) };
+                keystring::append_dir(a, desc, &mut start);
+                keystring::append_dir(b, desc, &mut end);
             }
             for i in c.len()..n {
-                start.push(fill(i, true));
-                end.push(fill(i, false));
+                let desc = ix.is_descending(i);
+                keystring::append_dir(&fill(desc, true), desc, &mut start);
+                keystring::append_dir(&fill(desc, false), desc, &mut end);
             }
-            (IndexKey(start), IndexKey(end))
+            (start, end)
         })
         .collect()
 }
 
-/// True when every component of `key` is inside its field's bounds.
-fn in_bounds(scan: &IxScan, key: &IndexKey) -> bool {
-    key.0.iter().zip(&scan.bounds).all(|(p, ivs)| ivs.iter().any(|iv| iv.contains(p.value())))
+/// A scan's bounds as byte strings, per key field in the field's index order: each interval's
+/// first and last encoded key part, with whether it is included (`None`: the field is not
+/// bounded).
+struct KeyBounds {
+    fields: Vec<Option<Vec<(Vec<u8>, bool, Vec<u8>, bool)>>>,
+    /// The number of leading fields a key must be checked on.
+    checked: usize,
+}
+
+impl KeyBounds {
+    fn new(ix: &Index, scan: &IxScan) -> KeyBounds {
+        let fields: Vec<Option<Vec<(Vec<u8>, bool, Vec<u8>, bool)>>> = scan
+            .bounds
+            .iter()
+            .enumerate()
+            .map(|(i, ivs)| {
+                let full = ivs.iter().any(|iv| *iv.lo == Bson::MinKey && iv.lo_incl && *iv.hi == Bson::MaxKey && iv.hi_incl);
+                if full {
+                    return None;
+                }
+                let desc = ix.is_descending(i);
+                let enc = |v: &Bson| {
+                    let mut out = Vec::new();
+                    keystring::append_dir(v, desc, &mut out);
+                    out
+                };
+                Some(
+                    ivs.iter()
+                        .map(|iv| if desc { (enc(&iv.hi), iv.hi_incl, enc(&iv.lo), iv.lo_incl) } else { (enc(&iv.lo), iv.lo_incl, enc(&iv.hi), iv.hi_incl) })
+                        .collect(),
+                )
+            })
+            .collect();
+        let checked = fields.iter().rposition(Option::is_some).map_or(0, |p| p + 1);
+        KeyBounds { fields, checked }
+    }
+
+    /// True when every component of `key` is inside its field's bounds.
+    fn contains(&self, ix: &Index, key: &[u8]) -> bool {
+        let mut pos = 0;
+        for (i, field) in self.fields.iter().take(self.checked).enumerate() {
+            let desc = ix.is_descending(i);
+            let Some(n) = key.get(pos..).and_then(|rest| keystring::value_len(rest, desc)) else { return false };
+            let part = &key[pos..pos + n];
+            pos += n;
+            if let Some(ivs) = field {
+                let inside = ivs.iter().any(|(lo, lo_incl, hi, hi_incl)| {
+                    let a = part.cmp(&lo[..]);
+                    let b = part.cmp(&hi[..]);
+                    (a == Ordering::Greater || (a == Ordering::Equal && *lo_incl)) && (b == Ordering::Less || (b == Ordering::Equal && *hi_incl))
+                });
+                if !inside {
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 /// Walks a scan: each key in bounds with its record ids, in scan order. `visit` returns false
 /// to stop.
-fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&IndexKey, &Rids) -> bool) {
+fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&[u8], &Rids) -> bool) {
     if let Some((start, end)) = &scan.key_range {
-        let mut range = ix.entries().range((Bound::Included(start.clone()), Bound::Excluded(end.clone())));
+        let mut range = ix.entries().range::<[u8], _>((Bound::Included(&start[..]), Bound::Excluded(&end[..])));
         while let Some((k, rids)) = if scan.reverse { range.next_back() } else { range.next() } {
             if !visit(k, rids) {
                 return;
@@ -963,14 +1015,15 @@ fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&IndexKey, &Rids) -> bo
     if scan.reverse {
         rs.reverse();
     }
+    let bounds = KeyBounds::new(ix, scan);
     for (start, end) in rs {
         if start > end {
             continue;
         }
-        let mut range = ix.entries().range((Bound::Included(start), Bound::Included(end)));
+        let mut range = ix.entries().range::<[u8], _>((Bound::Included(&start[..]), Bound::Included(&end[..])));
         loop {
             let Some((k, rids)) = (if scan.reverse { range.next_back() } else { range.next() }) else { break };
-            if in_bounds(scan, k) && !visit(k, rids) {
+            if bounds.contains(ix, k) && !visit(k, rids) {
                 return;
             }
         }

@@ -145,11 +145,13 @@ pub fn index_size(ix: &Index) -> u64 {
     let capacity = (LEAF_PAGE_MAX as f64 * LEAF_FILL) as usize;
     let mut any = false;
     for (k, rids) in ix.entries() {
+        // The key's values (an index's own keys always decode).
+        let values = ix.key_values(k).unwrap_or_default();
         for rid in rids.iter() {
             any = true;
             key.clear();
-            for part in &k.0 {
-                keystring(part.value(), &mut key);
+            for v in &values {
+                keystring(v, &mut key);
             }
             key.push(4);
             let value_len = if ix.unique {
