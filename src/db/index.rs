@@ -506,6 +506,11 @@ impl Index {
         keystring::encode_key(key.values().take(self.descending.len()), &self.descending)
     }
 
+    /// The key of values given in key field order (`{ _id: v }` as `[v]`).
+    pub fn key_of_values<'a>(&self, values: impl IntoIterator<Item = &'a Bson>) -> Vec<u8> {
+        keystring::encode_key(values.into_iter().take(self.descending.len()), &self.descending)
+    }
+
     /// Whether key field `i` is descending.
     pub fn is_descending(&self, i: usize) -> bool {
         self.descending.get(i).copied().unwrap_or(false)

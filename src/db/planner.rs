@@ -1,5 +1,5 @@
 //! Query planning over a collection's indexes, in the spirit of the server's planner:
-//! - an equality (or `$in`) on `_id` is answered by the `_id` map (`EXPRESS_IDHACK`);
+//! - an equality (or `$in`) on `_id` is answered by lookups in the `_id_` index (`EXPRESS_IDHACK`);
 //! - otherwise each index whose leading key fields the filter bounds (equalities, `$in`, ranges,
 //!   `$elemMatch`), or whose order gives the requested sort, is a candidate `IXSCAN` (+ `FETCH`);
 //!   the candidate with the fewest keys to examine wins (an index that gives the sort, with a
@@ -458,7 +458,7 @@ pub(crate) struct WildScan {
 /// How a read finds its documents.
 #[derive(Debug, Clone)]
 pub(crate) enum Plan<'a> {
-    /// `_id` equalities through the `_id` map.
+    /// `_id` equalities looked up in the `_id_` index.
     IdHack { ids: Vec<Bson> },
     Ixscan(IxScan<'a>),
     /// The union of index scans, one per `$or` branch.
