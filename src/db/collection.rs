@@ -242,14 +242,18 @@ impl Collection {
 
     /// The record id the `_id_` index holds for `id` (another record's when it is not `rid`).
     fn id_holder(ix: &Index, id: &Bson, rid: u64) -> Option<u64> {
-        let rids = ix.entries().get(&ix.key_of_values([id])[..])?;
-        rids.iter().find(|r| *r != rid).or_else(|| rids.first())
+        let mut holder = None;
+        ix.entries().rids_of(&ix.key_of_values([id]), |r| {
+            holder = Some(r);
+            r == rid
+        });
+        holder
     }
 
     /// The record whose `_id` equals `id` (through the `_id` index when there is one).
     pub fn rid_by_id(&self, id: &Bson) -> Option<u64> {
         match self.id_index() {
-            Some(ix) => ix.entries().get(&ix.key_of_values([id])[..]).and_then(|r| r.first()),
+            Some(ix) => ix.entries().first_rid(&ix.key_of_values([id])),
             None => self.records.iter().find(|(_, r)| r.stored_id().is_some_and(|v| value::equal(&v, id))).map(|(k, _)| *k),
         }
     }

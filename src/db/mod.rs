@@ -14,6 +14,7 @@ mod commands;
 mod cursors;
 pub mod index;
 pub mod keystring;
+pub mod keytree;
 mod exec;
 mod planner;
 mod report;

@@ -29,7 +29,7 @@ use crate::value;
 
 use super::collection::{id_equalities, Collection};
 use super::exec::Sort;
-use super::index::{Index, Rids};
+use super::index::Index;
 use super::keystring;
 
 /// One interval of values of a key field; its ends borrow the filter's values where they come
@@ -1001,14 +1001,9 @@ impl KeyBounds {
 
 /// Walks a scan: each key in bounds with its record ids, in scan order. `visit` returns false
 /// to stop.
-fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&[u8], &Rids) -> bool) {
+fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&[u8], u64) -> bool) {
     if let Some((start, end)) = &scan.key_range {
-        let mut range = ix.entries().range::<[u8], _>((Bound::Included(&start[..]), Bound::Excluded(&end[..])));
-        while let Some((k, rids)) = if scan.reverse { range.next_back() } else { range.next() } {
-            if !visit(k, rids) {
-                return;
-            }
-        }
+        ix.entries().scan(Bound::Included(&start[..]), Bound::Excluded(&end[..]), scan.reverse, visit);
         return;
     }
     let mut rs = ranges(ix, scan);
@@ -1016,16 +1011,22 @@ fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&[u8], &Rids) -> bool) 
         rs.reverse();
     }
     let bounds = KeyBounds::new(ix, scan);
+    // The verdict on the last key (the entries of one key are consecutive).
+    let mut last: (Vec<u8>, bool) = (Vec::new(), false);
     for (start, end) in rs {
         if start > end {
             continue;
         }
-        let mut range = ix.entries().range::<[u8], _>((Bound::Included(&start[..]), Bound::Included(&end[..])));
-        loop {
-            let Some((k, rids)) = (if scan.reverse { range.next_back() } else { range.next() }) else { break };
-            if bounds.contains(ix, k) && !visit(k, rids) {
-                return;
+        let mut go_on = true;
+        ix.entries().scan(Bound::Included(&start[..]), Bound::Included(&end[..]), scan.reverse, |k, rid| {
+            if last.0 != k {
+                last = (k.to_vec(), bounds.contains(ix, k));
             }
+            go_on = !last.1 || visit(k, rid);
+            go_on
+        });
+        if !go_on {
+            return;
         }
     }
 }
@@ -1033,8 +1034,8 @@ fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&[u8], &Rids) -> bool) 
 /// The number of keys a scan examines.
 fn count_keys(ix: &Index, scan: &IxScan) -> usize {
     let mut n = 0;
-    walk(ix, scan, |_, rids| {
-        n += rids.len();
+    walk(ix, scan, |_, _| {
+        n += 1;
         true
     });
     n
@@ -1078,15 +1079,15 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
         }
         Plan::Ixscan(scan) => {
             if let Some(ix) = coll.indexes.get(scan.index) {
-                walk(ix, scan, |_, rids| each_key(&mut rids.iter(), &mut keys));
+                walk(ix, scan, |_, rid| each_key(&mut std::iter::once(rid), &mut keys));
             }
         }
         Plan::Or(scans) => {
             let mut go_on = true;
             for scan in scans {
                 if let Some(ix) = coll.indexes.get(scan.index) {
-                    walk(ix, scan, |_, rids| {
-                        go_on = each_key(&mut rids.iter(), &mut keys);
+                    walk(ix, scan, |_, rid| {
+                        go_on = each_key(&mut std::iter::once(rid), &mut keys);
                         go_on
                     });
                 }

@@ -1,0 +1,401 @@
+//! The entries of one index, compactly: every `(key, record id)` pair as one byte string (the
+//! key's `keystring` encoding, then the record id as an order-preserving length-prefixed
+//! number, as the server's KeyString appends a `RecordId`), kept in key order in leaf pages of
+//! about [`LEAF`] bytes, under a B-tree from each leaf's lower bound to the leaf. A key many
+//! records share is one entry per record, so adding or removing one is O(log n) like any other;
+//! an entry costs its bytes plus one or two, not a node slot and a heap allocation.
+//!
+//! Byte order of the pairs is (key, record id) order because a key's encoding is prefix-free.
+//! A leaf's entries are `[key length (LEB128)][key][record id: n, then n big-endian bytes]`;
+//! leaves are searched linearly (they are small). A leaf that overflows splits in two, except
+//! when the new entry goes at its end (appends, ascending `_id`s): then the entry starts a new
+//! leaf and the full one stays full.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+/// The bytes a leaf holds before it splits.
+pub const LEAF: usize = 1024;
+
+/// A record id in order-preserving form: its significant byte count, then those bytes.
+fn rid_bytes(rid: u64, out: &mut Vec<u8>) {
+    let bytes = rid.to_be_bytes();
+    let skip = (rid.leading_zeros() / 8).min(7) as usize;
+    out.push((8 - skip) as u8);
+    out.extend_from_slice(&bytes[skip..]);
+}
+
+fn varint(mut n: usize, out: &mut Vec<u8>) {
+    while n >= 0x80 {
+        out.push((n as u8 & 0x7F) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// One entry of a leaf, parsed: where its comparable bytes (key, then record id) start and end,
+/// the key's length and the record id.
+#[derive(Clone, Copy)]
+struct At {
+    start: usize,
+    key_len: usize,
+    end: usize,
+    rid: u64,
+}
+
+/// Parses the entry at `pos` of a leaf.
+fn at(page: &[u8], mut pos: usize) -> Option<At> {
+    let mut key_len = 0usize;
+    let mut shift = 0;
+    loop {
+        let b = *page.get(pos)?;
+        pos += 1;
+        key_len |= ((b & 0x7F) as usize) << shift;
+        if b & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+    }
+    let start = pos;
+    let n = *page.get(start + key_len)? as usize;
+    let rid_bytes = page.get(start + key_len + 1..start + key_len + 1 + n)?;
+    let rid = rid_bytes.iter().fold(0u64, |r, b| r << 8 | *b as u64);
+    Some(At { start, key_len, end: start + key_len + 1 + n, rid })
+}
+
+/// The entries of one index in (key, record id) order.
+#[derive(Debug, Clone, Default)]
+pub struct KeyTree {
+    /// Each leaf under its lower bound (no entry of it is below; the first leaf's is empty).
+    leaves: BTreeMap<Box<[u8]>, Vec<u8>>,
+    len: usize,
+}
+
+impl KeyTree {
+    pub fn new() -> KeyTree {
+        KeyTree::default()
+    }
+
+    /// The number of (key, record id) entries.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.leaves.clear();
+        self.len = 0;
+    }
+
+    /// The tree of pairs given in (key, record id) order, without repeats, in full leaves.
+    pub fn from_sorted(pairs: impl IntoIterator<Item = (Vec<u8>, u64)>) -> KeyTree {
+        let mut leaves: Vec<(Box<[u8]>, Vec<u8>)> = Vec::new();
+        let mut page: Vec<u8> = Vec::with_capacity(LEAF);
+        let mut lower: Box<[u8]> = Box::default();
+        let mut len = 0;
+        let mut entry = Vec::new();
+        for (key, rid) in pairs {
+            entry.clear();
+            varint(key.len(), &mut entry);
+            let prefix = entry.len();
+            entry.extend_from_slice(&key);
+            rid_bytes(rid, &mut entry);
+            if !page.is_empty() && page.len() + entry.len() > LEAF {
+                leaves.push((std::mem::take(&mut lower), std::mem::replace(&mut page, Vec::with_capacity(LEAF))));
+                lower = entry[prefix..].into();
+            }
+            page.extend_from_slice(&entry);
+            len += 1;
+        }
+        if !page.is_empty() {
+            page.shrink_to_fit();
+            leaves.push((lower, page));
+        }
+        KeyTree { leaves: leaves.into_iter().collect(), len }
+    }
+
+    /// The leaf that holds (or would hold) `probe`.
+    fn leaf_of(&self, probe: &[u8]) -> Option<(&[u8], &Vec<u8>)> {
+        self.leaves.range::<[u8], _>((Bound::Unbounded, Bound::Included(probe))).next_back().map(|(k, v)| (&k[..], v))
+    }
+
+    /// The first entry of `page` not below `probe` (`None`: all are below), and whether it is
+    /// equal.
+    fn seek(page: &[u8], probe: &[u8]) -> (usize, Option<(At, bool)>) {
+        let mut pos = 0;
+        while let Some(a) = at(page, pos) {
+            match page[a.start..a.end].cmp(probe) {
+                std::cmp::Ordering::Less => pos = a.end,
+                o => return (pos, Some((a, o == std::cmp::Ordering::Equal))),
+            }
+        }
+        (pos, None)
+    }
+
+    /// Adds `(key, rid)`; false when it was there.
+    pub fn insert(&mut self, key: &[u8], rid: u64) -> bool {
+        let mut entry = Vec::with_capacity(key.len() + 11);
+        varint(key.len(), &mut entry);
+        let prefix = entry.len();
+        entry.extend_from_slice(key);
+        rid_bytes(rid, &mut entry);
+        let probe = &entry[prefix..];
+        let Some((_, page)) = self.leaves.range_mut::<[u8], _>((Bound::Unbounded, Bound::Included(probe))).next_back() else {
+            let mut page = Vec::with_capacity(entry.len().max(64));
+            page.extend_from_slice(&entry);
+            self.leaves.insert(Box::default(), page);
+            self.len = 1;
+            return true;
+        };
+        let (pos, found) = Self::seek(page, probe);
+        if let Some((_, true)) = found {
+            return false;
+        }
+        self.len += 1;
+        if page.is_empty() || page.len() + entry.len() <= LEAF {
+            page.splice(pos..pos, entry.iter().copied());
+            return true;
+        }
+        if pos == page.len() {
+            // An append: the new entry starts the next leaf.
+            let mut next = Vec::with_capacity(LEAF.min(entry.len().max(64)));
+            next.extend_from_slice(&entry);
+            let lower: Box<[u8]> = probe.into();
+            self.leaves.insert(lower, next);
+            return true;
+        }
+        // Split at the first entry past the middle; the new entry goes to its side.
+        let mut mid = 0;
+        while let Some(a) = at(page, mid) {
+            if a.end > page.len() / 2 {
+                mid = if mid == 0 { a.end } else { mid };
+                break;
+            }
+            mid = a.end;
+        }
+        let mut right = Vec::with_capacity(LEAF);
+        right.extend_from_slice(&page[mid..]);
+        page.truncate(mid);
+        let Some(first) = at(&right, 0) else {
+            page.splice(pos..pos, entry.iter().copied());
+            return true;
+        };
+        let right_lower: Box<[u8]> = right[first.start..first.end].into();
+        // At `mid` exactly the entry is below the right leaf's first: it ends the left one.
+        if pos <= mid {
+            page.splice(pos..pos, entry.iter().copied());
+        } else {
+            right.splice(pos - mid..pos - mid, entry.iter().copied());
+        }
+        self.leaves.insert(right_lower, right);
+        true
+    }
+
+    /// Removes `(key, rid)`; false when it was not there.
+    pub fn remove(&mut self, key: &[u8], rid: u64) -> bool {
+        let mut probe = Vec::with_capacity(key.len() + 9);
+        probe.extend_from_slice(key);
+        rid_bytes(rid, &mut probe);
+        let Some((lower, page)) = self.leaves.range_mut::<[u8], _>((Bound::Unbounded, Bound::Included(&probe[..]))).next_back() else {
+            return false;
+        };
+        let (pos, found) = Self::seek(page, &probe);
+        let Some((a, true)) = found else { return false };
+        page.drain(pos..a.end);
+        self.len -= 1;
+        if page.is_empty() && !lower.is_empty() {
+            let lower = lower.clone();
+            self.leaves.remove(&lower);
+        } else if page.capacity() > LEAF && page.len() < LEAF / 2 {
+            page.shrink_to(LEAF);
+        }
+        true
+    }
+
+    /// The record ids of `key`, ascending, until `f` returns false.
+    pub fn rids_of(&self, key: &[u8], mut f: impl FnMut(u64) -> bool) {
+        self.scan(Bound::Included(key), Bound::Included(key), false, |_, rid| f(rid));
+    }
+
+    /// The smallest record id of `key`.
+    pub fn first_rid(&self, key: &[u8]) -> Option<u64> {
+        let mut out = None;
+        self.rids_of(key, |rid| {
+            out = Some(rid);
+            false
+        });
+        out
+    }
+
+    /// Visits the entries whose keys are within the bounds, in order (or reverse order), until
+    /// `f` returns false. The bounds are keys (no record id): an included key takes all its
+    /// entries.
+    pub fn scan(&self, lo: Bound<&[u8]>, hi: Bound<&[u8]>, reverse: bool, mut f: impl FnMut(&[u8], u64) -> bool) {
+        let above_lo = |key: &[u8]| match lo {
+            Bound::Included(k) => key >= k,
+            Bound::Excluded(k) => key > k,
+            Bound::Unbounded => true,
+        };
+        let below_hi = |key: &[u8]| match hi {
+            Bound::Included(k) => key <= k,
+            Bound::Excluded(k) => key < k,
+            Bound::Unbounded => true,
+        };
+        if !reverse {
+            let start: Bound<&[u8]> = match lo {
+                Bound::Included(k) | Bound::Excluded(k) => Bound::Included(k),
+                Bound::Unbounded => Bound::Unbounded,
+            };
+            // The leaf that may hold the first entry, then the ones after it.
+            let first = match start {
+                Bound::Included(k) => self.leaf_of(k).map(|(l, _)| l),
+                _ => None,
+            };
+            let leaves = match first {
+                Some(l) => self.leaves.range::<[u8], _>((Bound::Included(l), Bound::Unbounded)),
+                None => self.leaves.range::<[u8], _>(..),
+            };
+            for (_, page) in leaves {
+                let mut pos = 0;
+                while let Some(a) = at(page, pos) {
+                    pos = a.end;
+                    let key = &page[a.start..a.start + a.key_len];
+                    if !above_lo(key) {
+                        continue;
+                    }
+                    if !below_hi(key) || !f(key, a.rid) {
+                        return;
+                    }
+                }
+            }
+        } else {
+            // The leaf that may hold the last entry (`hi ‖ 0xFF` is above all of hi's entries).
+            let last: Option<&[u8]> = match hi {
+                Bound::Included(k) | Bound::Excluded(k) => {
+                    let mut probe = k.to_vec();
+                    probe.push(0xFF);
+                    self.leaf_of(&probe).map(|(l, _)| l)
+                }
+                Bound::Unbounded => None,
+            };
+            let leaves = match last {
+                Some(l) => self.leaves.range::<[u8], _>((Bound::Unbounded, Bound::Included(l))),
+                None => self.leaves.range::<[u8], _>(..),
+            };
+            let mut offsets: Vec<At> = Vec::new();
+            for (_, page) in leaves.rev() {
+                offsets.clear();
+                let mut pos = 0;
+                while let Some(a) = at(page, pos) {
+                    pos = a.end;
+                    offsets.push(a);
+                }
+                for a in offsets.iter().rev() {
+                    let key = &page[a.start..a.start + a.key_len];
+                    if !below_hi(key) {
+                        continue;
+                    }
+                    if !above_lo(key) || !f(key, a.rid) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every entry in order, until `f` returns false.
+    pub fn for_each(&self, f: impl FnMut(&[u8], u64) -> bool) {
+        self.scan(Bound::Unbounded, Bound::Unbounded, false, f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(t: &KeyTree) -> Vec<(Vec<u8>, u64)> {
+        let mut out = Vec::new();
+        t.for_each(|k, r| {
+            out.push((k.to_vec(), r));
+            true
+        });
+        out
+    }
+
+    #[test]
+    fn inserts_removes_and_scans_in_order() {
+        let mut t = KeyTree::new();
+        let mut model = std::collections::BTreeSet::new();
+        // Pseudo-random keys of varied lengths, several records per key, through many splits.
+        let mut x: u64 = 7;
+        for i in 0..5000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let key: Vec<u8> = crate::db::keystring::encode(&bson::Bson::Int64((x >> 40) as i64 % 700));
+            let rid = (x >> 20) % 3 + i % 5;
+            assert_eq!(t.insert(&key, rid), model.insert((key.clone(), rid)));
+            if i % 3 == 0 {
+                let key = crate::db::keystring::encode(&bson::Bson::Int64((x >> 30) as i64 % 700));
+                assert_eq!(t.remove(&key, i % 5), model.remove(&(key, i % 5)));
+            }
+        }
+        assert_eq!(t.len(), model.len());
+        assert_eq!(all(&t), model.iter().cloned().collect::<Vec<_>>());
+        let built = KeyTree::from_sorted(model.iter().cloned());
+        assert_eq!(all(&built), all(&t));
+        // Ranges, forwards and backwards, with every kind of bound.
+        let k = |i: i64| crate::db::keystring::encode(&bson::Bson::Int64(i));
+        for (lo, hi) in [(100, 200), (0, 0), (650, 700), (5, 5)] {
+            let (a, b) = (k(lo), k(hi));
+            for (lb, hb) in [
+                (Bound::Included(&a[..]), Bound::Included(&b[..])),
+                (Bound::Excluded(&a[..]), Bound::Excluded(&b[..])),
+                (Bound::Included(&a[..]), Bound::Excluded(&b[..])),
+                (Bound::Unbounded, Bound::Included(&b[..])),
+                (Bound::Excluded(&a[..]), Bound::Unbounded),
+            ] {
+                let inside = |key: &Vec<u8>| {
+                    (match lb {
+                        Bound::Included(x) => &key[..] >= x,
+                        Bound::Excluded(x) => &key[..] > x,
+                        Bound::Unbounded => true,
+                    }) && (match hb {
+                        Bound::Included(x) => &key[..] <= x,
+                        Bound::Excluded(x) => &key[..] < x,
+                        Bound::Unbounded => true,
+                    })
+                };
+                let expected: Vec<(Vec<u8>, u64)> = model.iter().filter(|(key, _)| inside(key)).cloned().collect();
+                for built in [&t, &built] {
+                    let mut fwd = Vec::new();
+                    built.scan(lb, hb, false, |key, r| {
+                        fwd.push((key.to_vec(), r));
+                        true
+                    });
+                    assert_eq!(fwd, expected, "{lo}..{hi} {lb:?} {hb:?}");
+                    let mut back = Vec::new();
+                    built.scan(lb, hb, true, |key, r| {
+                        back.push((key.to_vec(), r));
+                        true
+                    });
+                    back.reverse();
+                    assert_eq!(back, expected, "backwards {lo}..{hi}");
+                }
+            }
+        }
+        // Appends leave full leaves.
+        let mut seq = KeyTree::new();
+        for i in 0..10_000i64 {
+            seq.insert(&k(i), i as u64 + 1);
+        }
+        let bytes: usize = seq.leaves.values().map(Vec::len).sum();
+        assert!(seq.leaves.len() * LEAF < bytes * 11 / 10, "{} leaves for {bytes} bytes", seq.leaves.len());
+        assert_eq!(seq.first_rid(&k(5000)), Some(5001));
+        for i in 0..10_000i64 {
+            assert!(seq.remove(&k(i), i as u64 + 1));
+        }
+        assert!(seq.is_empty() && all(&seq).is_empty());
+    }
+}
