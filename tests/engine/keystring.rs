@@ -15,10 +15,27 @@ fn decimal() -> impl Strategy<Value = Bson> {
         (any::<bool>(), 0u64..1_000_000, -8i32..8).prop_map(|(neg, c, e)| format!("{}{c}E{e}", if neg { "-" } else { "" })),
         (any::<bool>(), "[1-9][0-9]{15,33}", -40i32..40).prop_map(|(neg, c, e)| format!("{}{c}E{e}", if neg { "-" } else { "" })),
         (any::<bool>(), 1u32..10, prop::sample::select(vec![-6176i32, -400, 300, 6111])).prop_map(|(neg, c, e)| format!("{}{c}E{e}", if neg { "-" } else { "" })),
-        prop::sample::select(vec!["NaN", "Infinity", "-Infinity", "-0", "0E+5", "0.1000000000000000055511151231257827", "9007199254740993", "9223372036854775807", "9223372036854775808"])
+        (any::<f64>(), -1i32..2).prop_map(|(f, delta)| near(f, delta)),
+        // Between two longs, where doubles are sparser than longs.
+        (any::<i64>(), prop::sample::select(vec!["5", "25", "000000001", "999999999999999"])).prop_map(|(i, frac)| format!("{i}.{frac}")),
+        prop::sample::select(vec!["NaN", "Infinity", "-Infinity", "-0", "0E+5", "0.1000000000000000055511151231257827", "9007199254740993", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "9007199254740992.5", "1E-400", "1.7976931348623157E+308", "1.797693134862315708145274237317044E+308", "1.797693134862315708145274237317045E+308", "4.940656458412465441765687928682213E-324", "2E-324", "1E+400"])
             .prop_map(String::from),
     ]
     .prop_map(|s| Bson::Decimal128(s.parse::<Decimal128>().unwrap_or_else(|_| "0".parse().unwrap())))
+}
+
+/// A decimal next to double `f`: its 34-digit rounding (equal to it for the engine) and, with
+/// `delta` of -1 or 1, the decimal one unit of the last digit away.
+fn near(f: f64, delta: i32) -> String {
+    if !f.is_finite() {
+        return "0".into();
+    }
+    let text = format!("{f:.33e}");
+    let (digits, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let neg = digits.starts_with('-');
+    let digits: String = digits.chars().filter(|c| c.is_ascii_digit()).collect();
+    let c: u128 = digits.parse::<u128>().unwrap_or(0).saturating_add_signed(delta as i128);
+    format!("{}{c}E{}", if neg { "-" } else { "" }, exp.parse::<i32>().unwrap_or(0) - 33)
 }
 
 fn number() -> impl Strategy<Value = Bson> {
@@ -143,6 +160,21 @@ proptest! {
         let o = value::compare(&x, &y);
         let expected = if o == Ordering::Equal { Ordering::Greater } else if desc { o.reverse() } else { o };
         prop_assert_eq!(ex.cmp(&ey), expected, "{:?} vs {:?}", x, y);
+    }
+
+    #[test]
+    fn decimals_next_to_doubles_and_longs(f in any::<f64>(), delta in -1i32..2, i in any::<i64>(), frac in prop::sample::select(vec!["5", "000000001", "999999999999999"])) {
+        let check = |a: Bson, b: Bson| (keystring::encode(&a).cmp(&keystring::encode(&b)), value::compare(&a, &b));
+        let d = Bson::Decimal128(near(f, delta).parse().unwrap());
+        let (got, want) = check(d.clone(), Bson::Double(f));
+        prop_assert_eq!(got, want, "{:?} vs {}", d, f);
+        let between = Bson::Decimal128(format!("{i}.{frac}").parse().unwrap());
+        for long in [i.saturating_sub(1), i, i.saturating_add(1)] {
+            let (got, want) = check(between.clone(), Bson::Int64(long));
+            prop_assert_eq!(got, want, "{:?} vs {}", between, long);
+            let (got, want) = check(between.clone(), Bson::Double(long as f64));
+            prop_assert_eq!(got, want, "{:?} vs {}", between, long as f64);
+        }
     }
 
     #[test]
