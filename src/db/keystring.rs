@@ -1,6 +1,6 @@
 //! Index keys as order-preserving byte strings, in the spirit of the server's KeyString
 //! (`src/mongo/db/storage/key_string/`): one byte-wise comparison (`memcmp`) of two encoded keys
-//! gives the order [`value::compare`] gives their values, component by component, so an index
+//! gives the order [`value::compare()`] gives their values, component by component, so an index
 //! is a B-tree of plain byte strings and a seek or a unique check never decodes a value.
 //!
 //! # Format
@@ -68,8 +68,8 @@
 //! [`decode`] gives back a value equal to the one encoded (`compare` gives `Equal`), not always
 //! of the same type: a string for a symbol, and for a number the narrowest of int32, int64,
 //! double or decimal that holds it. The index keeps one key for equal values anyway (as it did
-//! when its keys were decoded values), and what reads its keys back (the storage size model,
-//! `validate`) needs only the value.
+//! when its keys were decoded values), and what reads its keys back (the storage size model)
+//! needs only the value.
 //!
 //! Collation: indexes compare without one (an index's `collation` option is kept in its spec
 //! only), so no collation key is encoded.
