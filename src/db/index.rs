@@ -1,6 +1,6 @@
 //! Indexes: specifications as the server lists them (`{ v: 2, key, name, ...options }`) and the
-//! keys of every document in index order (`keystring` bytes with their record ids, in a `keytree`), which the planner
-//! scans and unique indexes check before a write is applied.
+//! keys of every document in index order (`keystring` bytes with their record ids, in a
+//! `keytree`), which the planner scans and unique indexes check before a write is applied.
 
 use std::borrow::Cow;
 
