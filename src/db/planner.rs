@@ -825,7 +825,7 @@ pub(crate) fn plan<'a>(coll: &Collection, filter: &'a Document, sort: Option<&So
     let only_one = candidates.len() == 1;
     let mut best: Option<(usize, IxScan)> = None;
     for (ix, scan) in candidates {
-        let keys = if only_one { 0 } else { count_keys(ix, &scan) };
+        let keys = if only_one { 0 } else { count_keys_upto(ix, &scan, best.as_ref().map_or(usize::MAX, |(c, _)| *c)) };
         let cost = match want {
             Some(n) if scan.provides_sort && consumed => keys.min(n),
             _ => keys,
@@ -1033,10 +1033,16 @@ fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&[u8], u64) -> bool) {
 
 /// The number of keys a scan examines.
 fn count_keys(ix: &Index, scan: &IxScan) -> usize {
+    count_keys_upto(ix, scan, usize::MAX)
+}
+
+/// [`count_keys`], stopping once past `cap` (a plan that examines more keys than the best so
+/// far loses whatever its exact count: costing never walks much more than the winner does).
+fn count_keys_upto(ix: &Index, scan: &IxScan, cap: usize) -> usize {
     let mut n = 0;
     walk(ix, scan, |_, _| {
         n += 1;
-        true
+        n <= cap
     });
     n
 }
