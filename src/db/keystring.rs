@@ -50,9 +50,10 @@
 //! (`1`, `1.0`, `Long(1)`, `Decimal128("1.00")`, `0.1` and `Decimal128("0.1000000000000000055511151231257827")`)
 //! share one encoding, and:
 //! - ints, longs, doubles and the decimals equal to one of them are binary values
-//!   `±1.f × 2^e`: the body is a tag, `e + 0x8000` (2 bytes, big-endian) and the fraction bits
-//!   `f` in groups of 7, each byte `chunk << 1 | more` (the last has `more` = 0; at least one),
-//!   so a double takes 3 to 11 bytes and a small integer 4;
+//!   `±1.f × 2^e`: the body is a tag, `e` (one byte `e + 0x80` from -112 to 111, else two: see
+//!   `binary_exponent`) and the fraction bits `f` in groups of 7, each byte `chunk << 1 | more`
+//!   (the last has `more` = 0; at least one), so a double takes 3 to 12 bytes and an integer
+//!   below 2^8 three;
 //! - any other decimal lies strictly between two neighbouring binary values (doubles, or longs
 //!   between 2^53 and 2^63 where longs are denser): it is the lower one's exponent and all 9
 //!   groups of its 63 fraction bits, each saying `more`, then the decimal's own digits (its
@@ -233,6 +234,20 @@ const HUGE: i32 = 1024;
 /// (7 bits each: the 63 fraction bits of a 64-bit mantissa).
 const GROUPS: usize = 9;
 
+/// A binary exponent (from [`TINY`] to [`HUGE`]) in one byte from -112 to 111 (`e + 0x80`),
+/// else two: `0x0_` and 12 bits of `e + 1075` below, `0xF_` and 12 bits of `e - 112` above.
+fn binary_exponent(e: i32, out: &mut Vec<u8>) {
+    if (-112..112).contains(&e) {
+        out.push((e + 0x80) as u8);
+    } else if e < 0 {
+        let u = (e - TINY).clamp(0, 0xFFF) as u16;
+        out.extend_from_slice(&[(u >> 8) as u8, u as u8]);
+    } else {
+        let u = (e - 112).clamp(0, 0xFFF) as u16;
+        out.extend_from_slice(&[0xF0 | (u >> 8) as u8, u as u8]);
+    }
+}
+
 /// A magnitude `m > 0` as its binary exponent and its fraction bits after the leading 1,
 /// left-aligned.
 fn magnitude(m: u64) -> (i32, u64) {
@@ -247,7 +262,7 @@ fn magnitude(m: u64) -> (i32, u64) {
 fn binary(negative: bool, exponent: i32, mut fraction: u64, tiebreak: Option<&[u8]>, out: &mut Vec<u8>) {
     let start = out.len();
     out.push(if negative { NEGATIVE } else { POSITIVE });
-    out.extend_from_slice(&((exponent + EXPONENT_BIAS) as u16).to_be_bytes());
+    binary_exponent(exponent, out);
     match tiebreak {
         None => loop {
             let chunk = (fraction >> 57) as u8;
@@ -568,7 +583,12 @@ impl Reader<'_> {
     /// A non-zero number's exponent, fraction (left-aligned) and, for a decimal no binary value
     /// equals, its tie-breaker digits (see [`binary`]).
     fn binary(&mut self, flip: u8) -> Option<(i32, u64, Option<(Vec<u8>, i32)>)> {
-        let e = u16::from_be_bytes([self.byte()? ^ flip, self.byte()? ^ flip]) as i32 - EXPONENT_BIAS;
+        let b = self.byte()? ^ flip;
+        let e = match b {
+            0x00..=0x0F => ((b as i32) << 8 | (self.byte()? ^ flip) as i32) + TINY,
+            0xF0..=0xFF => (((b & 0x0F) as i32) << 8 | (self.byte()? ^ flip) as i32) + 112,
+            _ => b as i32 - 0x80,
+        };
         if e == TINY || e == HUGE {
             return Some((e, 0, Some(self.digits(flip)?)));
         }

@@ -1,12 +1,12 @@
 //! The entries of one index, compactly: every `(key, record id)` pair as one byte string (the
 //! key's `keystring` encoding, then the record id as an order-preserving length-prefixed
-//! number, as the server's KeyString appends a `RecordId`), kept in key order in leaf pages of
+//! number, as the server's KeyString appends a `RecordId`: see `rid_bytes`), kept in key order in leaf pages of
 //! about [`LEAF`] bytes, under a B-tree from each leaf's lower bound to the leaf. A key many
 //! records share is one entry per record, so adding or removing one is O(log n) like any other;
 //! an entry costs its bytes plus one or two, not a node slot and a heap allocation.
 //!
 //! Byte order of the pairs is (key, record id) order because a key's encoding is prefix-free.
-//! A leaf's entries are `[key length (LEB128)][key][record id: n, then n big-endian bytes]`;
+//! A leaf's entries are `[key length (LEB128)][key][record id]`;
 //! leaves are searched linearly (they are small). A leaf that overflows splits in two, except
 //! when the new entry goes at its end (appends, ascending `_id`s): then the entry starts a new
 //! leaf and the full one stays full.
@@ -17,12 +17,21 @@ use std::ops::Bound;
 /// The bytes a leaf holds before it splits.
 pub const LEAF: usize = 1024;
 
-/// A record id in order-preserving form: its significant byte count, then those bytes.
+/// A record id in order-preserving form: the top 3 bits of the first byte say how many bytes
+/// follow (`k` < 7: `k`, the id in the first byte's other 5 bits and those bytes; 7: the id in 8
+/// bytes), the shortest form is used, so 100 000 takes 3 bytes.
 fn rid_bytes(rid: u64, out: &mut Vec<u8>) {
-    let bytes = rid.to_be_bytes();
-    let skip = (rid.leading_zeros() / 8).min(7) as usize;
-    out.push((8 - skip) as u8);
-    out.extend_from_slice(&bytes[skip..]);
+    let bits = 64 - rid.leading_zeros() as usize;
+    let k = if bits <= 5 { 0 } else { (bits - 5).div_ceil(8) };
+    if k >= 7 {
+        out.push(0xE0);
+        out.extend_from_slice(&rid.to_be_bytes());
+        return;
+    }
+    out.push((k as u8) << 5 | (rid >> (8 * k)) as u8 & 0x1F);
+    for i in (0..k).rev() {
+        out.push((rid >> (8 * i)) as u8);
+    }
 }
 
 fn varint(mut n: usize, out: &mut Vec<u8>) {
@@ -57,9 +66,11 @@ fn at(page: &[u8], mut pos: usize) -> Option<At> {
         shift += 7;
     }
     let start = pos;
-    let n = *page.get(start + key_len)? as usize;
-    let rid_bytes = page.get(start + key_len + 1..start + key_len + 1 + n)?;
-    let rid = rid_bytes.iter().fold(0u64, |r, b| r << 8 | *b as u64);
+    let first = *page.get(start + key_len)?;
+    let k = (first >> 5) as usize;
+    let (n, high) = if k == 7 { (8, 0) } else { (k, (first & 0x1F) as u64) };
+    let rest = page.get(start + key_len + 1..start + key_len + 1 + n)?;
+    let rid = rest.iter().fold(high, |r, b| r << 8 | *b as u64);
     Some(At { start, key_len, end: start + key_len + 1 + n, rid })
 }
 
@@ -323,6 +334,23 @@ mod tests {
             true
         });
         out
+    }
+
+    #[test]
+    fn record_ids_order_as_bytes_and_read_back() {
+        let rids = [0u64, 1, 31, 32, 255, 8191, 8192, 100_000, 1 << 20, (1 << 53) - 1, 1 << 53, 1 << 60, u64::MAX];
+        let mut last = Vec::new();
+        for rid in rids {
+            let mut page = vec![0u8];
+            rid_bytes(rid, &mut page);
+            assert!(page[1..] > last[..], "{rid}");
+            last = page[1..].to_vec();
+            let a = at(&page, 0).unwrap();
+            assert_eq!((a.rid, a.end), (rid, page.len()));
+        }
+        let mut b = Vec::new();
+        rid_bytes(100_000, &mut b);
+        assert_eq!(b.len(), 3);
     }
 
     #[test]
