@@ -42,6 +42,16 @@ fn varint(mut n: usize, out: &mut Vec<u8>) {
     out.push(n as u8);
 }
 
+/// Grows a leaf for `extra` more bytes: doubling, but not past [`LEAF`] (unless one entry needs
+/// it), so a full leaf holds about [`LEAF`] bytes.
+fn make_room(page: &mut Vec<u8>, extra: usize) {
+    let need = page.len() + extra;
+    if page.capacity() < need {
+        let target = need.max((page.len() * 2).min(LEAF));
+        page.reserve_exact(target - page.len());
+    }
+}
+
 /// One entry of a leaf, parsed: where its comparable bytes (key, then record id) start and end,
 /// the key's length and the record id.
 #[derive(Clone, Copy)]
@@ -167,12 +177,13 @@ impl KeyTree {
         }
         self.len += 1;
         if page.is_empty() || page.len() + entry.len() <= LEAF {
+            make_room(page, entry.len());
             page.splice(pos..pos, entry.iter().copied());
             return true;
         }
         if pos == page.len() {
             // An append: the new entry starts the next leaf.
-            let mut next = Vec::with_capacity(LEAF.min(entry.len().max(64)));
+            let mut next = Vec::with_capacity(entry.len().max(64));
             next.extend_from_slice(&entry);
             let lower: Box<[u8]> = probe.into();
             self.leaves.insert(lower, next);
@@ -220,8 +231,9 @@ impl KeyTree {
         if page.is_empty() && !lower.is_empty() {
             let lower = lower.clone();
             self.leaves.remove(&lower);
-        } else if page.capacity() > LEAF && page.len() < LEAF / 2 {
-            page.shrink_to(LEAF);
+        } else if page.capacity() > 64 && page.capacity() >= 4 * page.len() {
+            // A leaf emptied by removals gives back memory (at most 4 times its bytes held).
+            page.shrink_to((2 * page.len()).max(64));
         }
         true
     }
@@ -334,6 +346,24 @@ mod tests {
             true
         });
         out
+    }
+
+    /// Keys larger than a leaf still go in order (a leaf then holds one or two).
+    #[test]
+    fn keys_larger_than_a_leaf() {
+        let mut t = KeyTree::new();
+        let mut model = std::collections::BTreeSet::new();
+        for i in 0..60u64 {
+            let n = (i * 37) % 60;
+            let key = crate::db::keystring::encode(&bson::Bson::String(format!("{n:04}{}", "x".repeat(if n % 3 == 0 { 3000 } else { 10 }))));
+            t.insert(&key, n);
+            model.insert((key, n));
+        }
+        assert_eq!(all(&t), model.iter().cloned().collect::<Vec<_>>());
+        for (k, r) in model.iter().step_by(2) {
+            assert!(t.remove(k, *r));
+        }
+        assert_eq!(all(&t), model.iter().skip(1).step_by(2).cloned().collect::<Vec<_>>());
     }
 
     #[test]
