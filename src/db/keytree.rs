@@ -90,6 +90,10 @@ pub struct KeyTree {
     /// Each leaf under its lower bound (no entry of it is below; the first leaf's is empty).
     leaves: BTreeMap<Box<[u8]>, Vec<u8>>,
     len: usize,
+    /// The greatest entry (key, then record id), empty when there is none: an entry above it
+    /// is an append (ascending `_id`s, record ids), and a key above it has no entries, both
+    /// known without searching a leaf.
+    tail: Vec<u8>,
 }
 
 impl KeyTree {
@@ -109,6 +113,23 @@ impl KeyTree {
     pub fn clear(&mut self) {
         self.leaves.clear();
         self.len = 0;
+        self.tail.clear();
+    }
+
+    /// The last entry of the last leaf (after a removal of the greatest one).
+    fn find_tail(&self) -> Vec<u8> {
+        for (_, page) in self.leaves.iter().rev() {
+            let mut pos = 0;
+            let mut last = None;
+            while let Some(a) = at(page, pos) {
+                pos = a.end;
+                last = Some(a);
+            }
+            if let Some(a) = last {
+                return page[a.start..a.end].to_vec();
+            }
+        }
+        Vec::new()
     }
 
     /// The tree of pairs given in (key, record id) order, without repeats, in full leaves.
@@ -118,6 +139,7 @@ impl KeyTree {
         let mut lower: Box<[u8]> = Box::default();
         let mut len = 0;
         let mut entry = Vec::new();
+        let mut tail = Vec::new();
         for (key, rid) in pairs {
             entry.clear();
             varint(key.len(), &mut entry);
@@ -130,12 +152,14 @@ impl KeyTree {
             }
             page.extend_from_slice(&entry);
             len += 1;
+            tail.clear();
+            tail.extend_from_slice(&entry[prefix..]);
         }
         if !page.is_empty() {
             page.shrink_to_fit();
             leaves.push((lower, page));
         }
-        KeyTree { leaves: leaves.into_iter().collect(), len }
+        KeyTree { leaves: leaves.into_iter().collect(), len, tail }
     }
 
     /// The leaf that holds (or would hold) `probe`.
@@ -164,18 +188,30 @@ impl KeyTree {
         entry.extend_from_slice(key);
         rid_bytes(rid, &mut entry);
         let probe = &entry[prefix..];
-        let Some((_, page)) = self.leaves.range_mut::<[u8], _>((Bound::Unbounded, Bound::Included(probe))).next_back() else {
+        let append = probe > &self.tail[..];
+        let leaf = if append { self.leaves.iter_mut().next_back() } else { self.leaves.range_mut::<[u8], _>((Bound::Unbounded, Bound::Included(probe))).next_back() };
+        let Some((_, page)) = leaf else {
             let mut page = Vec::with_capacity(entry.len().max(64));
             page.extend_from_slice(&entry);
             self.leaves.insert(Box::default(), page);
             self.len = 1;
+            self.tail = probe.to_vec();
             return true;
         };
-        let (pos, found) = Self::seek(page, probe);
-        if let Some((_, true)) = found {
-            return false;
-        }
+        let pos = if append {
+            page.len()
+        } else {
+            let (pos, found) = Self::seek(page, probe);
+            if let Some((_, true)) = found {
+                return false;
+            }
+            pos
+        };
         self.len += 1;
+        if append {
+            self.tail.clear();
+            self.tail.extend_from_slice(probe);
+        }
         if page.is_empty() || page.len() + entry.len() <= LEAF {
             make_room(page, entry.len());
             page.splice(pos..pos, entry.iter().copied());
@@ -224,16 +260,23 @@ impl KeyTree {
         let Some((lower, page)) = self.leaves.range_mut::<[u8], _>((Bound::Unbounded, Bound::Included(&probe[..]))).next_back() else {
             return false;
         };
+        if probe[..] > self.tail[..] {
+            return false;
+        }
         let (pos, found) = Self::seek(page, &probe);
         let Some((a, true)) = found else { return false };
         page.drain(pos..a.end);
         self.len -= 1;
+        let was_tail = probe == self.tail;
         if page.is_empty() && !lower.is_empty() {
             let lower = lower.clone();
             self.leaves.remove(&lower);
         } else if page.capacity() > 64 && page.capacity() >= 4 * page.len() {
             // A leaf emptied by removals gives back memory (at most 4 times its bytes held).
             page.shrink_to((2 * page.len()).max(64));
+        }
+        if was_tail {
+            self.tail = self.find_tail();
         }
         true
     }
@@ -267,6 +310,12 @@ impl KeyTree {
             Bound::Excluded(k) => key < k,
             Bound::Unbounded => true,
         };
+        if let Bound::Included(k) | Bound::Excluded(k) = lo {
+            // Every entry of a key at or above `k` is above `k`.
+            if &self.tail[..] < k {
+                return;
+            }
+        }
         if !reverse {
             let start: Bound<&[u8]> = match lo {
                 Bound::Included(k) | Bound::Excluded(k) => Bound::Included(k),
@@ -398,6 +447,19 @@ mod tests {
                 let key = crate::db::keystring::encode(&bson::Bson::Int64((x >> 30) as i64 % 700));
                 assert_eq!(t.remove(&key, i % 5), model.remove(&(key, i % 5)));
             }
+            if i % 7 == 0 {
+                // The greatest entry goes, and the next greatest is found.
+                if let Some((k, r)) = model.iter().next_back().cloned() {
+                    assert!(t.remove(&k, r));
+                    model.remove(&(k, r));
+                }
+            }
+            let tail = model.iter().next_back().map(|(k, r)| {
+                let mut e = k.clone();
+                rid_bytes(*r, &mut e);
+                e
+            });
+            assert_eq!(t.tail, tail.unwrap_or_default());
         }
         assert_eq!(t.len(), model.len());
         assert_eq!(all(&t), model.iter().cloned().collect::<Vec<_>>());
