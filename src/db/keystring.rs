@@ -435,6 +435,9 @@ fn decimal_bits(bits: u128, out: &mut Vec<u8>) {
     binary(negative, e, fraction, Some(&tiebreak), out);
 }
 
+/// A decimal's digits (0-9, most significant first) and adjusted exponent.
+type Digits = (Vec<u8>, i32);
+
 /// Reads an encoding, complemented when `mask` is `0xFF`.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -562,7 +565,7 @@ impl Reader<'_> {
 
     /// A positive decimal's adjusted exponent and digits (see [`decimal_digits`]), read with
     /// `flip` applied on top of the reader's mask.
-    fn digits(&mut self, flip: u8) -> Option<(Vec<u8>, i32)> {
+    fn digits(&mut self, flip: u8) -> Option<Digits> {
         let e = u16::from_be_bytes([self.byte()? ^ flip, self.byte()? ^ flip]);
         let mut digits = Vec::new();
         loop {
@@ -582,7 +585,7 @@ impl Reader<'_> {
 
     /// A non-zero number's exponent, fraction (left-aligned) and, for a decimal no binary value
     /// equals, its tie-breaker digits (see [`binary`]).
-    fn binary(&mut self, flip: u8) -> Option<(i32, u64, Option<(Vec<u8>, i32)>)> {
+    fn binary(&mut self, flip: u8) -> Option<(i32, u64, Option<Digits>)> {
         let b = self.byte()? ^ flip;
         let e = match b {
             0x00..=0x0F => ((b as i32) << 8 | (self.byte()? ^ flip) as i32) + TINY,
@@ -630,12 +633,12 @@ impl Reader<'_> {
     fn skip_body(&mut self, class: u8) -> Option<()> {
         match class {
             MIN_KEY | UNDEFINED | NULL | MAX_KEY => {}
-            NUMBER => match self.byte()? {
-                t @ (NEGATIVE | POSITIVE) => {
+            NUMBER => {
+                let t = self.byte()?;
+                if t == NEGATIVE || t == POSITIVE {
                     self.binary(if t == NEGATIVE { 0xFF } else { 0 })?;
                 }
-                _ => {}
-            },
+            }
             STRING | DB_POINTER | CODE => self.skip_string()?,
             OBJECT => self.skip_fields()?,
             ARRAY => loop {
