@@ -1,15 +1,17 @@
 //! The entries of one index, compactly: every `(key, record id)` pair as one byte string (the
-//! key's `keystring` encoding, then the record id as an order-preserving length-prefixed
-//! number, as the server's KeyString appends a `RecordId`: see `rid_bytes`), kept in key order in leaf pages of
-//! about [`LEAF`] bytes, under a B-tree from each leaf's lower bound to the leaf. A key many
-//! records share is one entry per record, so adding or removing one is O(log n) like any other;
-//! an entry costs its bytes plus one or two, not a node slot and a heap allocation.
+//! key's `keystring` encoding, then the record id as an order-preserving length-prefixed number,
+//! as the server's KeyString appends a `RecordId`: see `rid_bytes`), kept in key order in leaf
+//! pages of about [`LEAF`] bytes, under a B-tree from each leaf's lower bound to the leaf. A key
+//! many records share is one entry per record, so adding or removing one is O(log n) like any
+//! other; an entry costs its bytes plus one (the key's length), not a node slot and a heap
+//! allocation (an int64 `_id` with its record id: 10 bytes).
 //!
 //! Byte order of the pairs is (key, record id) order because a key's encoding is prefix-free.
-//! A leaf's entries are `[key length (LEB128)][key][record id]`;
-//! leaves are searched linearly (they are small). A leaf that overflows splits in two, except
-//! when the new entry goes at its end (appends, ascending `_id`s): then the entry starts a new
-//! leaf and the full one stays full.
+//! A leaf's entries are `[key length (LEB128)][key][record id]`; leaves are searched linearly
+//! (they are small). A leaf that overflows splits in two, except when the new entry goes at its
+//! end (appends, ascending `_id`s): then the entry starts a new leaf and the full one stays
+//! full. The greatest entry is kept aside, so an append or a lookup past the end searches no
+//! leaf.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
