@@ -58,7 +58,7 @@ fn main() {
         std::mem::size_of::<pattern_playground::db::Record>(),
     );
     // Where a collection's bytes go: the same documents in a bare `Collection` (records,
-    // records map, `_id` map and `_id_` index), then its two `_id` structures alone.
+    // records map and `_id_` index, which also answers `_id` lookups), then the index alone.
     let (whole, kept) = growth(|| {
         let mut c = pattern_playground::db::Collection::new("test", "c", bson::Document::new(), [0; 16]);
         for d in &docs {
@@ -66,8 +66,6 @@ fn main() {
         }
         c
     });
-    drop(kept);
-    let (id_map, kept) = growth(|| docs.iter().enumerate().map(|(i, d)| (pattern_playground::value::hash_key(d.get("_id").unwrap()), i as u64)).collect::<std::collections::HashMap<_, _>>());
     drop(kept);
     let (id_index, kept) = growth(|| {
         let mut ix = pattern_playground::db::index::Index::id_index();
@@ -80,12 +78,11 @@ fn main() {
     drop(docs);
     let per = |n: usize| n as f64 / DOCS as f64;
     println!(
-        "memory: a Collection of them {:.1} bytes per document = records {:.1} + `_id_` index entries {:.1} + `_id` hash map {:.1} + records map and the rest {:.1}",
+        "memory: a Collection of them {:.1} bytes per document = records {:.1} + `_id_` index entries {:.1} + records map and the rest {:.1}",
         per(whole),
         per(records),
         per(id_index),
-        per(id_map),
-        per(whole.saturating_sub(records + id_index + id_map)),
+        per(whole.saturating_sub(records + id_index)),
     );
     drop(bytes);
 

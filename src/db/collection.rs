@@ -1,9 +1,8 @@
 //! One collection in memory: documents in natural (insertion) order keyed by a record id, each
-//! stored as its BSON bytes (a [`Record`]; readers decode what they need), the `_id` index (a
-//! hash map from the `_id` value to its record) and the other indexes' specs with unique-key
-//! maps. Writes check everything first and change nothing when a check fails.
+//! stored as its BSON bytes (a [`Record`]; readers decode what they need), and its indexes,
+//! `_id_` first: `_id` lookups and checks go through the `_id_` index (no second map of `_id`s). Writes check everything first and change nothing when a check fails.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use bson::{Bson, Document, RawDocument};
 
@@ -92,8 +91,6 @@ pub struct Collection {
     pub uuid: [u8; 16],
     records: BTreeMap<u64, Record>,
     next_rid: u64,
-    /// `hash_key(_id)` -> record id. Absent for time series collections (no `_id` index).
-    id_index: Option<HashMap<Vec<u8>, u64, crate::value::KeyHasher>>,
     /// Every index including `_id_` (first), in creation order.
     pub indexes: Vec<Index>,
     data_size: usize,
@@ -133,7 +130,6 @@ impl Collection {
             uuid,
             records: BTreeMap::new(),
             next_rid: 1,
-            id_index: if timeseries { None } else { Some(HashMap::default()) },
             indexes: if timeseries { Vec::new() } else { vec![Index::id_index()] },
             data_size: 0,
             journal: None,
@@ -239,17 +235,32 @@ impl Collection {
         self.records.get(&rid)
     }
 
+    /// The `_id_` index (none in time series collections and views).
+    fn id_index(&self) -> Option<&Index> {
+        self.indexes.iter().find(|ix| ix.is_id())
+    }
+
+    /// The record id the `_id_` index holds for `id` (another record's when it is not `rid`).
+    fn id_holder(ix: &Index, id: &Bson, rid: u64) -> Option<u64> {
+        let mut holder = None;
+        ix.entries().rids_of(&ix.key_of_values([id]), |r| {
+            holder = Some(r);
+            r == rid
+        });
+        holder
+    }
+
     /// The record whose `_id` equals `id` (through the `_id` index when there is one).
     pub fn rid_by_id(&self, id: &Bson) -> Option<u64> {
-        match &self.id_index {
-            Some(ix) => ix.get(&value::hash_key(id)).copied(),
+        match self.id_index() {
+            Some(ix) => ix.entries().first_rid(&ix.key_of_values([id])),
             None => self.records.iter().find(|(_, r)| r.stored_id().is_some_and(|v| value::equal(&v, id))).map(|(k, _)| *k),
         }
     }
 
     /// True when the collection has an `_id` index (not time series collections and views).
     pub fn has_id_index(&self) -> bool {
-        self.id_index.is_some()
+        self.id_index().is_some()
     }
 
     /// True when the collection has a non-empty `validator`.
@@ -301,9 +312,9 @@ impl Collection {
     /// [`Collection::check_write`] of the `_id` (when `id`) and of the indexes marked in `indexes`
     /// (the others are known not to change).
     fn check_write_where(&self, doc: &Document, rid: u64, id: bool, indexes: &[bool]) -> Result<()> {
-        if let (Some(ix), Some(id), true) = (&self.id_index, doc.get("_id"), id) {
-            if let Some(other) = ix.get(&value::hash_key(id)) {
-                if *other != rid {
+        if let (Some(ix), Some(id), true) = (self.id_index(), doc.get("_id"), id) {
+            if let Some(other) = Self::id_holder(ix, id, rid) {
+                if other != rid {
                     let mut key = Document::new();
                     key.insert("_id", id.clone());
                     return Err(index::duplicate_key_error(&self.ns, index::ID_INDEX_NAME, &bson::doc! {"_id": 1}, &key));
@@ -370,26 +381,12 @@ impl Collection {
         let old_keys: Vec<Option<Vec<Document>>> =
             self.indexes.iter().zip(&affected).map(|(ix, a)| if *a { ix.keys_of(&doc).ok().flatten() } else { None }).collect();
         let id_touched = undo.touches("_id");
-        let old_id = if id_touched { doc.get("_id").map(value::hash_key) } else { None };
         let Some(new_size) = change(&mut doc, &undo)? else { return Ok(None) };
         self.check_write_where(&doc, rid, id_touched, &affected)?;
         let rec = Record::encode_sized(&doc, new_size)?;
         let size = rec.size();
         self.note(rid);
         self.data_size = self.data_size - old_size + size;
-        if id_touched {
-            let new_id = doc.get("_id").map(value::hash_key);
-            if let (Some(ix), true) = (&mut self.id_index, old_id != new_id) {
-                if let Some(k) = &old_id {
-                    if ix.get(k) == Some(&rid) {
-                        ix.remove(k);
-                    }
-                }
-                if let Some(k) = new_id {
-                    ix.insert(k, rid);
-                }
-            }
-        }
         for ((ix, old), a) in self.indexes.iter_mut().zip(old_keys).zip(affected) {
             if a {
                 ix.rekey(old, &doc, rid);
@@ -419,9 +416,6 @@ impl Collection {
             }
         }
         self.records.clear();
-        if let Some(ix) = &mut self.id_index {
-            ix.clear();
-        }
         for ix in &mut self.indexes {
             ix.clear();
         }
@@ -443,21 +437,12 @@ impl Collection {
     }
 
     fn index_add(&mut self, doc: &Document, rid: u64) {
-        if let (Some(ix), Some(id)) = (&mut self.id_index, doc.get("_id")) {
-            ix.insert(value::hash_key(id), rid);
-        }
         for ix in self.indexes.iter_mut() {
             ix.add(doc, rid);
         }
     }
 
     fn index_remove(&mut self, doc: &Document, rid: u64) {
-        if let (Some(ix), Some(id)) = (&mut self.id_index, doc.get("_id")) {
-            let k = value::hash_key(id);
-            if ix.get(&k) == Some(&rid) {
-                ix.remove(&k);
-            }
-        }
         for ix in self.indexes.iter_mut() {
             ix.remove(doc, rid);
         }

@@ -17,7 +17,7 @@ pub(crate) struct Filter<'a> {
     pub doc: &'a Document,
     /// `None` for `{}`.
     matcher: Option<Matcher>,
-    /// Only an equality on `_id`: the `_id` map answers it exactly.
+    /// Only an equality on `_id`: lookups in the `_id_` index answer it exactly.
     id_only: bool,
     /// The command's `hint`.
     hint: Option<Bson>,

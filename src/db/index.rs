@@ -1,10 +1,8 @@
 //! Indexes: specifications as the server lists them (`{ v: 2, key, name, ...options }`) and the
-//! keys of every document in index order (a B-tree from key to record ids), which the planner
-//! scans and unique indexes check before a write is applied.
+//! keys of every document in index order (`keystring` bytes with their record ids, in a
+//! `keytree`), which the planner scans and unique indexes check before a write is applied.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
-use std::collections::{btree_set, BTreeMap, BTreeSet};
 
 use bson::{doc, Bson, Document};
 
@@ -15,120 +13,9 @@ use crate::value;
 
 use crate::value::display;
 
+use super::keystring;
+use super::keytree::KeyTree;
 use super::wildcard::{self, Wildcard};
-
-/// The record ids holding one key, ascending: one inline (every key of a unique index; no
-/// allocation), a short sorted vector, or a B-tree set once more than [`FEW_RIDS`] records share
-/// the key, so that adding or removing one record of a key that many share costs O(log n), not
-/// the number of records (a `deleteMany` over an index with few distinct values would otherwise
-/// be quadratic).
-#[derive(Debug, Clone)]
-pub enum Rids {
-    One(u64),
-    Few(Vec<u64>),
-    Many(BTreeSet<u64>),
-}
-
-/// The most record ids a key keeps in a vector.
-pub const FEW_RIDS: usize = 32;
-
-impl Default for Rids {
-    fn default() -> Rids {
-        Rids::Few(Vec::new())
-    }
-}
-
-impl Rids {
-    /// Record ids given ascending.
-    fn from_sorted(rids: Vec<u64>) -> Rids {
-        match rids.len() {
-            1 => Rids::One(rids[0]),
-            n if n > FEW_RIDS => Rids::Many(rids.into_iter().collect()),
-            _ => Rids::Few(rids),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        match self {
-            Rids::One(_) => 1,
-            Rids::Few(v) => v.len(),
-            Rids::Many(s) => s.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The smallest record id.
-    pub fn first(&self) -> Option<u64> {
-        match self {
-            Rids::One(r) => Some(*r),
-            Rids::Few(v) => v.first().copied(),
-            Rids::Many(s) => s.first().copied(),
-        }
-    }
-
-    /// The record ids, ascending.
-    pub fn iter(&self) -> RidsIter<'_> {
-        match self {
-            Rids::One(r) => RidsIter::Few(std::slice::from_ref(r).iter()),
-            Rids::Few(v) => RidsIter::Few(v.iter()),
-            Rids::Many(s) => RidsIter::Many(s.iter()),
-        }
-    }
-
-    fn insert(&mut self, rid: u64) {
-        match self {
-            Rids::Few(v) if v.is_empty() => *self = Rids::One(rid),
-            Rids::One(r) if *r == rid => {}
-            Rids::One(r) => *self = Rids::Few(if *r < rid { vec![*r, rid] } else { vec![rid, *r] }),
-            Rids::Few(v) => {
-                if let Err(pos) = v.binary_search(&rid) {
-                    v.insert(pos, rid);
-                }
-                if v.len() > FEW_RIDS {
-                    *self = Rids::Many(std::mem::take(v).into_iter().collect());
-                }
-            }
-            Rids::Many(s) => {
-                s.insert(rid);
-            }
-        }
-    }
-
-    fn remove(&mut self, rid: u64) {
-        match self {
-            Rids::One(r) if *r == rid => *self = Rids::Few(Vec::new()),
-            Rids::One(_) => {}
-            Rids::Few(v) => {
-                if let Ok(pos) = v.binary_search(&rid) {
-                    v.remove(pos);
-                }
-            }
-            Rids::Many(s) => {
-                s.remove(&rid);
-            }
-        }
-    }
-}
-
-/// The record ids of a key, ascending (see [`Rids::iter`]).
-pub enum RidsIter<'a> {
-    Few(std::slice::Iter<'a, u64>),
-    Many(btree_set::Iter<'a, u64>),
-}
-
-impl Iterator for RidsIter<'_> {
-    type Item = u64;
-
-    fn next(&mut self) -> Option<u64> {
-        match self {
-            RidsIter::Few(i) => i.next().copied(),
-            RidsIter::Many(i) => i.next().copied(),
-        }
-    }
-}
 
 /// The name of the `_id` index.
 pub const ID_INDEX_NAME: &str = "_id_";
@@ -146,8 +33,10 @@ pub struct Index {
     partial: Option<Matcher>,
     /// Index order of each key field: `true` for descending.
     descending: Vec<bool>,
-    /// The keys in index order, each with the record ids holding it (ascending).
-    entries: BTreeMap<IndexKey, Rids>,
+    /// The keys in index order, each once per record holding it (record ids ascending). A key
+    /// is its values' order-preserving encoding (`keystring.rs`): one byte comparison orders two
+    /// keys; the pairs are kept compactly (`keytree.rs`).
+    entries: KeyTree,
     /// True once a document put several keys in the index (an array on a key path).
     pub multikey: bool,
     /// Per key field, the paths of the arrays documents had along it (the server's
@@ -157,48 +46,6 @@ pub struct Index {
     /// (see `wildcard.rs`), and its multikey paths are kept there.
     pub wildcard: Option<Wildcard>,
 }
-
-/// One component of an index key, ordered as the index orders its field.
-#[derive(Debug, Clone)]
-pub enum KeyPart {
-    Asc(Bson),
-    Desc(Bson),
-}
-
-impl KeyPart {
-    pub fn value(&self) -> &Bson {
-        match self {
-            KeyPart::Asc(v) | KeyPart::Desc(v) => v,
-        }
-    }
-}
-
-impl PartialEq for KeyPart {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for KeyPart {}
-
-impl PartialOrd for KeyPart {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for KeyPart {
-    fn cmp(&self, other: &Self) -> Ordering {
-        match (self, other) {
-            (KeyPart::Desc(a), KeyPart::Desc(b)) => value::compare(b, a),
-            _ => value::compare(self.value(), other.value()),
-        }
-    }
-}
-
-/// An index key: one part per key field, compared field by field in index order.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct IndexKey(pub Vec<KeyPart>);
 
 /// The spec of the `_id` index.
 pub fn id_index_spec() -> Document {
@@ -257,7 +104,7 @@ impl Index {
             sparse: false,
             partial: None,
             descending: vec![false],
-            entries: BTreeMap::new(),
+            entries: KeyTree::new(),
             multikey: false,
             multikey_paths: vec![Vec::new()],
             wildcard: None,
@@ -416,7 +263,7 @@ impl Index {
             descending.insert(0, false);
         }
         let multikey_paths = vec![Vec::new(); key.len()];
-        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: BTreeMap::new(), multikey: false, multikey_paths, wildcard })
+        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: KeyTree::new(), multikey: false, multikey_paths, wildcard })
     }
 
     /// True for an index with a `partialFilterExpression`.
@@ -541,13 +388,15 @@ impl Index {
         Ok(self.keys_with_multikey(doc)?.map(|(k, _)| k))
     }
 
-    /// A key document (`{ field: value, .. }`) as this index orders it.
-    pub fn index_key(&self, key: &Document) -> IndexKey {
-        // Exactly sized: collected from the document's values, a vector would start with room
-        // for four parts (480 bytes for a one-field key), and the index keeps every key.
-        let mut parts = Vec::with_capacity(key.len().min(self.descending.len()));
-        parts.extend(key.values().zip(&self.descending).map(|(v, desc)| if *desc { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) }));
-        IndexKey(parts)
+    /// A key document (`{ field: value, .. }`) as this index orders it: its values encoded
+    /// (see `keystring.rs`), descending fields complemented.
+    pub fn index_key(&self, key: &Document) -> Vec<u8> {
+        keystring::encode_key(key.values().take(self.descending.len()), &self.descending)
+    }
+
+    /// The key of values given in key field order (`{ _id: v }` as `[v]`).
+    pub fn key_of_values<'a>(&self, values: impl IntoIterator<Item = &'a Bson>) -> Vec<u8> {
+        keystring::encode_key(values.into_iter().take(self.descending.len()), &self.descending)
     }
 
     /// Whether key field `i` is descending.
@@ -555,14 +404,24 @@ impl Index {
         self.descending.get(i).copied().unwrap_or(false)
     }
 
+    /// The direction of each key field (`true`: descending), as the keys are encoded.
+    pub fn directions(&self) -> &[bool] {
+        &self.descending
+    }
+
+    /// The values of a key of this index (equal to those indexed; see `keystring::decode`).
+    pub fn key_values(&self, key: &[u8]) -> Option<Vec<Bson>> {
+        keystring::decode_key(key, &self.descending)
+    }
+
     /// The keys in index order with their record ids.
-    pub fn entries(&self) -> &BTreeMap<IndexKey, Rids> {
+    pub fn entries(&self) -> &KeyTree {
         &self.entries
     }
 
-    /// The number of keys.
+    /// The number of keys (one per record holding it).
     pub fn key_count(&self) -> usize {
-        self.entries.values().map(Rids::len).sum()
+        self.entries.len()
     }
 
     /// Checks that `doc` (to be stored as record `rid`) would not duplicate a key of this unique
@@ -573,10 +432,13 @@ impl Index {
         }
         let Some(keys) = self.keys_of(doc)? else { return Ok(()) };
         for k in keys {
-            if let Some(rids) = self.entries.get(&self.index_key(&k)) {
-                if rids.iter().any(|r| r != rid) {
-                    return Err(self.duplicate_error(ns, &k));
-                }
+            let mut clash = false;
+            self.entries.rids_of(&self.index_key(&k), |r| {
+                clash = r != rid;
+                !clash
+            });
+            if clash {
+                return Err(self.duplicate_error(ns, &k));
             }
         }
         Ok(())
@@ -617,7 +479,7 @@ impl Index {
     fn add_keys(&mut self, keys: Vec<Document>, paths: Vec<Vec<String>>, rid: u64) {
         self.note_multikey_paths(paths);
         for k in keys {
-            self.entries.entry(self.index_key(&k)).or_default().insert(rid);
+            self.entries.insert(&self.index_key(&k), rid);
         }
     }
 
@@ -657,13 +519,7 @@ impl Index {
     /// `rid`.
     pub fn remove_keys(&mut self, keys: &[Document], rid: u64) {
         for k in keys {
-            let ik = self.index_key(k);
-            if let Some(e) = self.entries.get_mut(&ik) {
-                e.remove(rid);
-                if e.is_empty() {
-                    self.entries.remove(&ik);
-                }
-            }
+            self.entries.remove(&self.index_key(k), rid);
         }
     }
 
@@ -679,7 +535,7 @@ impl Index {
     /// generated (parallel arrays) or whose key a unique index already holds for an earlier one.
     /// `docs` may be decoded as they are read (an error reading one fails the load).
     pub fn bulk_load<D: std::borrow::Borrow<Document>>(&mut self, ns: &str, docs: impl Iterator<Item = Result<(u64, D)>>) -> Result<()> {
-        let mut pairs: Vec<(IndexKey, u64, Document)> = Vec::new();
+        let mut pairs: Vec<(Vec<u8>, u64, Document)> = Vec::new();
         let mut failed: Option<(u64, Error)> = None;
         for item in docs {
             let (rid, doc) = item?;
@@ -697,8 +553,8 @@ impl Index {
                 }
             }
         }
-        // Stable: equal keys keep natural order, so each key's record ids come out ascending.
-        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        // Equal keys in record id (natural) order.
+        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
         if self.unique {
             // The first duplicate in natural order: the smallest record id that meets a key an
             // earlier record holds.
@@ -717,18 +573,8 @@ impl Index {
         if let Some((_, e)) = failed {
             return Err(e);
         }
-        let mut grouped: Vec<(IndexKey, Vec<u64>)> = Vec::new();
-        for (k, rid, _) in pairs {
-            match grouped.last_mut() {
-                Some((last, rids)) if *last == k => {
-                    if rids.last() != Some(&rid) {
-                        rids.push(rid);
-                    }
-                }
-                _ => grouped.push((k, vec![rid])),
-            }
-        }
-        self.entries = grouped.into_iter().map(|(k, rids)| (k, Rids::from_sorted(rids))).collect();
+        pairs.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+        self.entries = KeyTree::from_sorted(pairs.into_iter().map(|(k, rid, _)| (k, rid)));
         Ok(())
     }
 
@@ -742,25 +588,26 @@ impl Index {
             match self.keys_of(doc.borrow()) {
                 Ok(Some(keys)) => {
                     for k in keys {
-                        expected.insert((key_bytes(&k), rid));
+                        expected.insert((self.index_key(&k), rid));
                     }
                 }
                 Ok(None) => {}
                 Err(_) => out.unindexable += 1,
             }
         }
-        for (key, rids) in &self.entries {
-            let bytes: Vec<u8> = key.0.iter().flat_map(|p| value::hash_key(p.value())).collect();
-            if self.unique && rids.len() > 1 {
-                out.duplicates += rids.len() - 1;
+        let mut last: Option<Vec<u8>> = None;
+        self.entries.for_each(|key, rid| {
+            if self.unique && last.as_deref() == Some(key) {
+                out.duplicates += 1;
             }
-            for rid in rids.iter() {
-                out.keys += 1;
-                if !expected.remove(&(bytes.clone(), rid)) {
-                    out.extra += 1;
-                }
+            out.keys += 1;
+            let bytes = key.to_vec();
+            if !expected.remove(&(bytes.clone(), rid)) {
+                out.extra += 1;
             }
-        }
+            last = Some(bytes);
+            true
+        });
         out.missing = expected.len();
         out
     }
@@ -1020,8 +867,8 @@ impl<'p> KeyGen<'p> {
 mod tests {
     use super::*;
 
-    /// A key many records share keeps them in a set (removal O(log n)), ascending, through
-    /// adds, removals and a bulk load, and goes back to few without losing any.
+    /// A key many records share keeps them ascending (one entry each, removal O(log n)),
+    /// through adds, removals and a bulk load, without losing any.
     #[test]
     fn many_records_under_one_key() {
         let mut ix = Index::from_spec(&doc! {"key": {"g": 1}, "name": "g_1"}).unwrap();
@@ -1030,20 +877,17 @@ mod tests {
             ix.add(d, *rid);
         }
         let rids = |ix: &Index, g: i32| -> Vec<u64> {
-            ix.entries().get(&ix.index_key(&doc! {"": g})).map(|r| r.iter().collect()).unwrap_or_default()
+            let mut out = Vec::new();
+            ix.entries().rids_of(&ix.index_key(&doc! {"": g}), |r| {
+                out.push(r);
+                true
+            });
+            out
         };
         assert_eq!(rids(&ix, 0), (1..=100).map(|i| i * 2).collect::<Vec<_>>());
-        assert!(matches!(ix.entries().values().next(), Some(Rids::Many(_))));
-        let mut one = Rids::default();
-        for (add, rid, expected) in [(true, 5, vec![5]), (true, 5, vec![5]), (true, 3, vec![3, 5]), (false, 3, vec![5]), (false, 9, vec![5]), (false, 5, vec![])] {
-            if add {
-                one.insert(rid);
-            } else {
-                one.remove(rid);
-            }
-            assert_eq!(one.iter().collect::<Vec<_>>(), expected);
-            assert_eq!((one.len(), one.first()), (expected.len(), expected.first().copied()));
-        }
+        assert_eq!(ix.entries().first_rid(&ix.index_key(&doc! {"": 1})), Some(1));
+        ix.add(&docs[4].1, 5);
+        assert_eq!(ix.key_count(), 200);
         for (rid, d) in docs.iter().filter(|(rid, _)| *rid > 10) {
             ix.remove(d, *rid);
         }

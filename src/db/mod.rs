@@ -13,6 +13,8 @@ mod collection;
 mod commands;
 mod cursors;
 pub mod index;
+pub mod keystring;
+pub mod keytree;
 mod exec;
 mod planner;
 mod report;

@@ -1,5 +1,5 @@
 //! Query planning over a collection's indexes, in the spirit of the server's planner:
-//! - an equality (or `$in`) on `_id` is answered by the `_id` map (`EXPRESS_IDHACK`);
+//! - an equality (or `$in`) on `_id` is answered by lookups in the `_id_` index (`EXPRESS_IDHACK`);
 //! - otherwise each index whose leading key fields the filter bounds (equalities, `$in`, ranges,
 //!   `$elemMatch`), or whose order gives the requested sort, is a candidate `IXSCAN` (+ `FETCH`);
 //!   the candidate with the fewest keys to examine wins (an index that gives the sort, with a
@@ -29,7 +29,8 @@ use crate::value;
 
 use super::collection::{id_equalities, Collection};
 use super::exec::Sort;
-use super::index::{Index, IndexKey, KeyPart, Rids};
+use super::index::Index;
+use super::keystring;
 
 /// One interval of values of a key field; its ends borrow the filter's values where they come
 /// from it (a plan is made for every statement: copying them was most of its cost).
@@ -438,7 +439,7 @@ pub(crate) struct IxScan<'a> {
     pub provides_sort: bool,
     /// `min()`/`max()`: the keys from the first (included) to the second (excluded), in index
     /// order, instead of per-field bounds.
-    key_range: Option<(IndexKey, IndexKey)>,
+    key_range: Option<(Vec<u8>, Vec<u8>)>,
     /// A wildcard index expanded for one queried path (`bounds` are then on `$_path` and the
     /// value).
     wildcard: Option<WildScan>,
@@ -457,7 +458,7 @@ pub(crate) struct WildScan {
 /// How a read finds its documents.
 #[derive(Debug, Clone)]
 pub(crate) enum Plan<'a> {
-    /// `_id` equalities through the `_id` map.
+    /// `_id` equalities looked up in the `_id_` index.
     IdHack { ids: Vec<Bson> },
     Ixscan(IxScan<'a>),
     /// The union of index scans, one per `$or` branch.
@@ -768,16 +769,11 @@ pub(crate) fn plan_min_max<'a>(coll: &Collection, filter: &'a Document, sort: Op
     }
     // An empty bound is the start (or end) of the index.
     let edge = |first: bool| {
-        IndexKey(
-            (0..ix.key.len())
-                .map(|p| match (ix.is_descending(p), first) {
-                    (false, true) => KeyPart::Asc(Bson::MinKey),
-                    (false, false) => KeyPart::Asc(Bson::MaxKey),
-                    (true, true) => KeyPart::Desc(Bson::MaxKey),
-                    (true, false) => KeyPart::Desc(Bson::MinKey),
-                })
-                .collect(),
-        )
+        let mut key = Vec::new();
+        for p in 0..ix.key.len() {
+            keystring::append_dir(&fill(ix.is_descending(p), first), ix.is_descending(p), &mut key);
+        }
+        key
     };
     let start = if min.is_empty() { edge(true) } else { ix.index_key(min) };
     let end = if max.is_empty() { edge(false) } else { ix.index_key(max) };
@@ -829,7 +825,7 @@ pub(crate) fn plan<'a>(coll: &Collection, filter: &'a Document, sort: Option<&So
     let only_one = candidates.len() == 1;
     let mut best: Option<(usize, IxScan)> = None;
     for (ix, scan) in candidates {
-        let keys = if only_one { 0 } else { count_keys(ix, &scan) };
+        let keys = if only_one { 0 } else { count_keys_upto(ix, &scan, best.as_ref().map_or(usize::MAX, |(c, _)| *c)) };
         let cost = match want {
             Some(n) if scan.provides_sort && consumed => keys.min(n),
             _ => keys,
@@ -874,12 +870,21 @@ fn id_scan<'a>(coll: &Collection, ids: Vec<Bson>) -> Option<IxScan<'a>> {
     Some(IxScan { index, bounds: vec![pts.into_iter().map(|p| Interval::point(Cow::Owned(p))).collect()], reverse: false, provides_sort: false, key_range: None, wildcard: None })
 }
 
+/// The value that sorts first (`low`) or last in a field's index order.
+fn fill(descending: bool, low: bool) -> Bson {
+    if descending == low {
+        Bson::MaxKey
+    } else {
+        Bson::MinKey
+    }
+}
+
 /// How many key ranges a scan seeks at most (the product of its leading fields' intervals).
 const MAX_SEEK_RANGES: usize = 4096;
 
 /// The key ranges of a scan, in index order: the combinations of the leading point fields'
 /// values, then the intervals of the next field; later fields unbounded (checked per key).
-fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
+fn ranges(ix: &Index, scan: &IxScan) -> Vec<(Vec<u8>, Vec<u8>)> {
     let n = scan.bounds.len();
     // How many leading fields take part in the seek keys.
     let mut depth = 0;
@@ -913,76 +918,131 @@ fn ranges(ix: &Index, scan: &IxScan) -> Vec<(IndexKey, IndexKey)> {
         }
         combos = next;
     }
-    let part = |i: usize, v: &Bson| if ix.is_descending(i) { KeyPart::Desc(v.clone()) } else { KeyPart::Asc(v.clone()) };
-    let fill = |i: usize, low: bool| {
-        // The smallest (or largest) key part in index order.
-        match (ix.is_descending(i), low) {
-            (false, true) => KeyPart::Asc(Bson::MinKey),
-            (false, false) => KeyPart::Asc(Bson::MaxKey),
-            (true, true) => KeyPart::Desc(Bson::MaxKey),
-            (true, false) => KeyPart::Desc(Bson::MinKey),
-        }
-    };
     combos
         .into_iter()
         .map(|c| {
-            let mut start = Vec::with_capacity(n);
-            let mut end = Vec::with_capacity(n);
+            let mut start = Vec::with_capacity(16 * n);
+            let mut end = Vec::with_capacity(16 * n);
             for (i, iv) in c.iter().enumerate() {
-                let (a, b) = if ix.is_descending(i) { (&*iv.hi, &*iv.lo) } else { (&*iv.lo, &*iv.hi) };
-                start.push(part(i, a));
-                end.push(part(i, b));
+                let desc = ix.is_descending(i);
+                let (a, b) = if desc { (&*iv.hi, &*iv.lo) } else { (&*iv.lo, &*iv.hi) };
+                keystring::append_dir(a, desc, &mut start);
+                keystring::append_dir(b, desc, &mut end);
             }
             for i in c.len()..n {
-                start.push(fill(i, true));
-                end.push(fill(i, false));
+                let desc = ix.is_descending(i);
+                keystring::append_dir(&fill(desc, true), desc, &mut start);
+                keystring::append_dir(&fill(desc, false), desc, &mut end);
             }
-            (IndexKey(start), IndexKey(end))
+            (start, end)
         })
         .collect()
 }
 
-/// True when every component of `key` is inside its field's bounds.
-fn in_bounds(scan: &IxScan, key: &IndexKey) -> bool {
-    key.0.iter().zip(&scan.bounds).all(|(p, ivs)| ivs.iter().any(|iv| iv.contains(p.value())))
+/// A scan's bounds as byte strings, per key field in the field's index order: each interval's
+/// first and last encoded key part, with whether it is included (`None`: the field is not
+/// bounded).
+struct KeyBounds {
+    fields: Vec<Option<Vec<(Vec<u8>, bool, Vec<u8>, bool)>>>,
+    /// The number of leading fields a key must be checked on.
+    checked: usize,
+}
+
+impl KeyBounds {
+    fn new(ix: &Index, scan: &IxScan) -> KeyBounds {
+        let fields: Vec<Option<Vec<(Vec<u8>, bool, Vec<u8>, bool)>>> = scan
+            .bounds
+            .iter()
+            .enumerate()
+            .map(|(i, ivs)| {
+                let full = ivs.iter().any(|iv| *iv.lo == Bson::MinKey && iv.lo_incl && *iv.hi == Bson::MaxKey && iv.hi_incl);
+                if full {
+                    return None;
+                }
+                let desc = ix.is_descending(i);
+                let enc = |v: &Bson| {
+                    let mut out = Vec::new();
+                    keystring::append_dir(v, desc, &mut out);
+                    out
+                };
+                Some(
+                    ivs.iter()
+                        .map(|iv| if desc { (enc(&iv.hi), iv.hi_incl, enc(&iv.lo), iv.lo_incl) } else { (enc(&iv.lo), iv.lo_incl, enc(&iv.hi), iv.hi_incl) })
+                        .collect(),
+                )
+            })
+            .collect();
+        let checked = fields.iter().rposition(Option::is_some).map_or(0, |p| p + 1);
+        KeyBounds { fields, checked }
+    }
+
+    /// True when every component of `key` is inside its field's bounds.
+    fn contains(&self, ix: &Index, key: &[u8]) -> bool {
+        let mut pos = 0;
+        for (i, field) in self.fields.iter().take(self.checked).enumerate() {
+            let desc = ix.is_descending(i);
+            let Some(n) = key.get(pos..).and_then(|rest| keystring::value_len(rest, desc)) else { return false };
+            let part = &key[pos..pos + n];
+            pos += n;
+            if let Some(ivs) = field {
+                let inside = ivs.iter().any(|(lo, lo_incl, hi, hi_incl)| {
+                    let a = part.cmp(&lo[..]);
+                    let b = part.cmp(&hi[..]);
+                    (a == Ordering::Greater || (a == Ordering::Equal && *lo_incl)) && (b == Ordering::Less || (b == Ordering::Equal && *hi_incl))
+                });
+                if !inside {
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 /// Walks a scan: each key in bounds with its record ids, in scan order. `visit` returns false
 /// to stop.
-fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&IndexKey, &Rids) -> bool) {
+fn walk(ix: &Index, scan: &IxScan, mut visit: impl FnMut(&[u8], u64) -> bool) {
     if let Some((start, end)) = &scan.key_range {
-        let mut range = ix.entries().range((Bound::Included(start.clone()), Bound::Excluded(end.clone())));
-        while let Some((k, rids)) = if scan.reverse { range.next_back() } else { range.next() } {
-            if !visit(k, rids) {
-                return;
-            }
-        }
+        ix.entries().scan(Bound::Included(&start[..]), Bound::Excluded(&end[..]), scan.reverse, visit);
         return;
     }
     let mut rs = ranges(ix, scan);
     if scan.reverse {
         rs.reverse();
     }
+    let bounds = KeyBounds::new(ix, scan);
+    // The verdict on the last key (the entries of one key are consecutive).
+    let mut last: (Vec<u8>, bool) = (Vec::new(), false);
     for (start, end) in rs {
         if start > end {
             continue;
         }
-        let mut range = ix.entries().range((Bound::Included(start), Bound::Included(end)));
-        loop {
-            let Some((k, rids)) = (if scan.reverse { range.next_back() } else { range.next() }) else { break };
-            if in_bounds(scan, k) && !visit(k, rids) {
-                return;
+        let mut go_on = true;
+        ix.entries().scan(Bound::Included(&start[..]), Bound::Included(&end[..]), scan.reverse, |k, rid| {
+            if last.0 != k {
+                last = (k.to_vec(), bounds.contains(ix, k));
             }
+            go_on = !last.1 || visit(k, rid);
+            go_on
+        });
+        if !go_on {
+            return;
         }
     }
 }
 
 /// The number of keys a scan examines.
 fn count_keys(ix: &Index, scan: &IxScan) -> usize {
+    count_keys_upto(ix, scan, usize::MAX)
+}
+
+/// [`count_keys`], stopping once past `cap` (a plan that examines more keys than the best so
+/// far loses whatever its exact count: costing never walks much more than the winner does).
+fn count_keys_upto(ix: &Index, scan: &IxScan, cap: usize) -> usize {
     let mut n = 0;
-    walk(ix, scan, |_, rids| {
-        n += rids.len();
-        true
+    walk(ix, scan, |_, _| {
+        n += 1;
+        n <= cap
     });
     n
 }
@@ -1025,15 +1085,15 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
         }
         Plan::Ixscan(scan) => {
             if let Some(ix) = coll.indexes.get(scan.index) {
-                walk(ix, scan, |_, rids| each_key(&mut rids.iter(), &mut keys));
+                walk(ix, scan, |_, rid| each_key(&mut std::iter::once(rid), &mut keys));
             }
         }
         Plan::Or(scans) => {
             let mut go_on = true;
             for scan in scans {
                 if let Some(ix) = coll.indexes.get(scan.index) {
-                    walk(ix, scan, |_, rids| {
-                        go_on = each_key(&mut rids.iter(), &mut keys);
+                    walk(ix, scan, |_, rid| {
+                        go_on = each_key(&mut std::iter::once(rid), &mut keys);
                         go_on
                     });
                 }

@@ -144,12 +144,17 @@ pub fn index_size(ix: &Index) -> u64 {
     let mut key = Vec::with_capacity(64);
     let capacity = (LEAF_PAGE_MAX as f64 * LEAF_FILL) as usize;
     let mut any = false;
-    for (k, rids) in ix.entries() {
-        for rid in rids.iter() {
+    // The last key read and its values (an index's own keys always decode).
+    let mut last: (Vec<u8>, Vec<Bson>) = (Vec::new(), Vec::new());
+    ix.entries().for_each(|k, rid| {
+        if last.0 != k || !any {
+            last = (k.to_vec(), ix.key_values(k).unwrap_or_default());
+        }
+        {
             any = true;
             key.clear();
-            for part in &k.0 {
-                keystring(part.value(), &mut key);
+            for v in &last.1 {
+                keystring(v, &mut key);
             }
             key.push(4);
             let value_len = if ix.unique {
@@ -167,7 +172,8 @@ pub fn index_size(ix: &Index) -> u64 {
             }
             page_bytes += cell;
         }
-    }
+        true
+    });
     if any {
         pages += round_up(page_bytes as u64);
     }

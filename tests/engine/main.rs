@@ -14,6 +14,7 @@ mod import;
 mod merge;
 mod indexes;
 mod invariants;
+mod keystring;
 mod props;
 mod query;
 mod raw_match;

@@ -180,8 +180,27 @@ fn sorted(mut v: Vec<Bson>) -> Vec<Bson> {
     v
 }
 
+/// Values of other types and numeric types beside the small ones (index keys compare them as
+/// bytes: equal numbers of different types, strings with NUL, the ends of the type order).
+fn wide() -> impl Strategy<Value = Bson> {
+    prop::sample::select(vec![
+        Bson::Int64(2),
+        Bson::Decimal128("1.50".parse().unwrap()),
+        Bson::Decimal128("2.0000000000000000000000000000001".parse().unwrap()),
+        Bson::Double(-0.0),
+        Bson::Double(f64::NAN),
+        Bson::Double(-7.25),
+        Bson::String("s\u{0}".into()),
+        Bson::String(String::new()),
+        Bson::MinKey,
+        Bson::MaxKey,
+        Bson::Boolean(true),
+        Bson::Document(doc! {"x": 1}),
+    ])
+}
+
 fn index_doc() -> impl Strategy<Value = Document> {
-    let small = prop_oneof![(0i32..4).prop_map(Bson::Int32), Just(Bson::Double(1.5)), Just(Bson::String("s".into())), Just(Bson::Null)];
+    let small = prop_oneof![(0i32..4).prop_map(Bson::Int32), Just(Bson::Double(1.5)), Just(Bson::String("s".into())), Just(Bson::Null), wide()];
     (
         prop::option::of(small.clone()),
         prop::option::of(small.clone()),
@@ -207,7 +226,7 @@ fn index_doc() -> impl Strategy<Value = Document> {
 }
 
 fn index_filter() -> impl Strategy<Value = Document> {
-    let v = prop_oneof![(0i32..4).prop_map(Bson::Int32), Just(Bson::Double(1.5)), Just(Bson::String("s".into())), Just(Bson::Null)];
+    let v = prop_oneof![(0i32..4).prop_map(Bson::Int32), Just(Bson::Double(1.5)), Just(Bson::String("s".into())), Just(Bson::Null), wide()];
     let f = prop::sample::select(vec!["a", "b", "arr", "arr", "c.d", "c.e", "c.d", "c.e", "_id"]);
     let leaf = prop_oneof![
         (f.clone(), v.clone()).prop_map(|(f, v)| doc! {f: v}),

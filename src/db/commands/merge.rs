@@ -203,7 +203,7 @@ fn find_match(db: &Database, t: &Target, key: &Document) -> Option<u64> {
             for k in ix.key.keys() {
                 ordered.insert(k.clone(), key.get(k).cloned().unwrap_or(Bson::Null));
             }
-            ix.entries().get(&ix.index_key(&ordered)).and_then(|rids| rids.first())
+            ix.entries().first_rid(&ix.index_key(&ordered))
         }
         // No index (a collection without `_id` index): compare every document.
         None => c
