@@ -627,7 +627,7 @@ fn ImportPanel() -> impl IntoView {
     let pasted = RwSignal::new(String::new());
     let paste_name = RwSignal::new("pasted.json".to_string());
     let skip_bad = RwSignal::new(false);
-    let reports = RwSignal::new(Vec::<String>::new());
+    let reports = pg.import_report;
     let add_files = move |list: Option<web_sys::FileList>| {
         let Some(list) = list else { return };
         for i in 0..list.length() {
@@ -676,6 +676,7 @@ fn ImportPanel() -> impl IntoView {
         reports.set(problems.clone());
         spawn_local(async move {
             let mut lines = problems;
+            let count = jobs.len();
             for job in jobs {
                 let file = job.file.clone();
                 match pg.import_file(job, stop).await {
@@ -689,7 +690,9 @@ fn ImportPanel() -> impl IntoView {
                     Err(e) => lines.push(format!("{file}: {e}")),
                 }
             }
-            let _ = reports.try_set(lines);
+            // The panel may be closed by now: say where the report is, wherever the learner is.
+            pg.info(format!("Import finished ({count} file(s)): the report is in the Data tab's import panel."));
+            reports.set(lines);
         });
     };
     // A folder picker (`webkitdirectory`, which every engine supports, set once mounted: the

@@ -124,6 +124,9 @@ pub struct Pg {
     pub import_progress: RwSignal<Option<ImportProgress>>,
     /// Set by Cancel: the running import is undone after its current slice.
     pub import_cancel: RwSignal<bool>,
+    /// The last import's report lines (kept here: the panel may be closed, or the learner on
+    /// another tab, when it ends).
+    pub import_report: RwSignal<Vec<String>>,
 }
 
 /// A drafted update: the Update tab's fields (Extended JSON texts).
@@ -178,6 +181,7 @@ impl Pg {
             replay_failed: RwSignal::new(BTreeMap::new()),
             import_progress: RwSignal::new(None),
             import_cancel: RwSignal::new(false),
+            import_report: RwSignal::new(Vec::new()),
         }
     }
 

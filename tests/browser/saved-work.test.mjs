@@ -228,6 +228,8 @@ test("import: a mongodump folder picked whole restores each collection, with its
     "dump/shop/orders.bson -> shop.orders: 2 document(s) imported, 0 failed. 1 index(es) created.",
     "dump/shop/tags.bson -> shop.tags: 1 document(s) imported, 0 failed.",
   ]);
+  // The report stays in the panel; a notice says where it is (the panel may have been closed).
+  await page.locator(".notice", { hasText: "Import finished (2 file(s)): the report is in the Data tab's import panel." }).waitFor();
   const cmd = (c) => page.evaluate(async (c) => JSON.parse(await window.ppCommand(JSON.stringify(c))), c);
   const names = async (db) => (await cmd({ listCollections: 1, nameOnly: true, $db: db })).cursor.firstBatch.map((c) => c.name).sort();
   assert.deepEqual(await names("shop"), ["orders", "tags"]);
