@@ -62,19 +62,11 @@ struct Column {
 /// Reads documents from CSV or TSV text.
 pub(super) struct CsvReader<'a> {
     text: &'a str,
-    pos: usize,
-    line: u64,
-    tsv: bool,
-    columns: Vec<Column>,
-    grace: ParseGrace,
-    ignore_blanks: bool,
-    done: bool,
-    /// Records read so far (mongoimport's "document #N" counts from 0).
-    records: u64,
-    header_error: Option<ParseError>,
+    st: CsvState,
 }
 
-/// A [`CsvReader`] without its input (see `Reader::suspend`).
+/// Where a [`CsvReader`] is and its header's columns: all of it but its input (what
+/// `Reader::suspend` keeps between two slices of an import).
 pub(super) struct CsvState {
     pos: usize,
     line: u64,
@@ -83,6 +75,7 @@ pub(super) struct CsvState {
     grace: ParseGrace,
     ignore_blanks: bool,
     done: bool,
+    /// Records read so far (mongoimport's "document #N" counts from 0).
     records: u64,
     header_error: Option<ParseError>,
 }
@@ -107,15 +100,17 @@ impl<'a> CsvReader<'a> {
         })?;
         let mut r = CsvReader {
             text,
-            pos: 0,
-            line: 1,
-            tsv,
-            columns: Vec::new(),
-            grace: opts.parse_grace,
-            ignore_blanks: opts.ignore_blanks,
-            done: false,
-            records: 0,
-            header_error: None,
+            st: CsvState {
+                pos: 0,
+                line: 1,
+                tsv,
+                columns: Vec::new(),
+                grace: opts.parse_grace,
+                ignore_blanks: opts.ignore_blanks,
+                done: false,
+                records: 0,
+                header_error: None,
+            },
         };
         let header = match r.read_record() {
             Some(Ok((fields, _))) => fields,
@@ -143,44 +138,42 @@ impl<'a> CsvReader<'a> {
             .collect();
         let columns = columns.map_err(|m| ParseError { loc: loc.clone(), message: m, fatal: true })?;
         validate_fields(&columns).map_err(|m| ParseError { loc, message: m, fatal: true })?;
-        r.columns = columns;
+        r.st.columns = columns;
         Ok(r)
     }
 
     pub fn position(&self) -> usize {
-        self.pos
+        self.st.pos
     }
 
     /// Where the reader is and its header's columns, without its input.
     pub fn suspend(self) -> CsvState {
-        let CsvReader { text: _, pos, line, tsv, columns, grace, ignore_blanks, done, records, header_error } = self;
-        CsvState { pos, line, tsv, columns, grace, ignore_blanks, done, records, header_error }
+        self.st
     }
 
     /// The reader of `text` (the input it was made on, checked as UTF-8 once) where
     /// [`CsvReader::suspend`] left it.
     pub fn resume(text: &'a str, s: CsvState) -> CsvReader<'a> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let CsvState { pos, line, tsv, columns, grace, ignore_blanks, done, records, header_error } = s;
-        CsvReader { text, pos, line, tsv, columns, grace, ignore_blanks, done, records, header_error }
+        CsvReader { text, st: s }
     }
 
     /// One record: its fields and the line it starts on.
     fn read_record(&mut self) -> Option<Result<(Vec<String>, Loc), ParseError>> {
-        if self.tsv {
+        if self.st.tsv {
             return self.read_tsv_line();
         }
         loop {
-            if self.pos >= self.text.len() {
+            if self.st.pos >= self.text.len() {
                 return None;
             }
-            let start = self.pos;
-            let loc = Loc { line: Some(self.line), offset: Some(start as u64) };
-            match parse_csv_record(self.text, &mut self.pos, &mut self.line) {
+            let start = self.st.pos;
+            let loc = Loc { line: Some(self.st.line), offset: Some(start as u64) };
+            match parse_csv_record(self.text, &mut self.st.pos, &mut self.st.line) {
                 Ok(Some(fields)) => return Some(Ok((fields, loc))),
                 Ok(None) => continue,
                 Err((line, msg)) => {
-                    self.done = true;
+                    self.st.done = true;
                     return Some(Err(ParseError { loc: Loc { line: Some(line), offset: Some(start as u64) }, message: msg, fatal: true }));
                 }
             }
@@ -188,36 +181,36 @@ impl<'a> CsvReader<'a> {
     }
 
     fn read_tsv_line(&mut self) -> Option<Result<(Vec<String>, Loc), ParseError>> {
-        if self.pos >= self.text.len() {
+        if self.st.pos >= self.text.len() {
             return None;
         }
-        let start = self.pos;
+        let start = self.st.pos;
         let rest = &self.text[start..];
         let (line_text, next) = match rest.find('\n') {
             Some(i) => (&rest[..i], start + i + 1),
             None => (rest, self.text.len()),
         };
-        let loc = Loc { line: Some(self.line), offset: Some(start as u64) };
-        self.pos = next;
-        self.line += 1;
+        let loc = Loc { line: Some(self.st.line), offset: Some(start as u64) };
+        self.st.pos = next;
+        self.st.line += 1;
         let line_text = line_text.trim_end_matches(['\r', '\n']);
         Some(Ok((line_text.split('\t').map(str::to_string).collect(), loc)))
     }
 
     pub fn next_doc(&mut self) -> Option<Result<(Document, Loc), ParseError>> {
-        if let Some(e) = self.header_error.take() {
+        if let Some(e) = self.st.header_error.take() {
             return Some(Err(e));
         }
         loop {
-            if self.done {
+            if self.st.done {
                 return None;
             }
             let (fields, loc) = match self.read_record()? {
                 Ok(r) => r,
                 Err(e) => return Some(Err(e)),
             };
-            let n = self.records;
-            self.records += 1;
+            let n = self.st.records;
+            self.st.records += 1;
             match self.to_document(&fields, n) {
                 Ok(Some(d)) => return Some(Ok((d, loc))),
                 Ok(None) => continue,
@@ -230,12 +223,12 @@ impl<'a> CsvReader<'a> {
     fn to_document(&self, tokens: &[String], n: u64) -> Result<Option<Document>, String> {
         let mut doc = Document::new();
         for (i, token) in tokens.iter().enumerate() {
-            if token.is_empty() && self.ignore_blanks {
+            if token.is_empty() && self.st.ignore_blanks {
                 continue;
             }
-            let Some(col) = self.columns.get(i) else {
+            let Some(col) = self.st.columns.get(i) else {
                 let key = format!("field{i}");
-                if self.columns.iter().any(|c| c.name == key) {
+                if self.st.columns.iter().any(|c| c.name == key) {
                     return Err(format!("duplicate field name - on {key} - for token #{} (`{token}`) in document #{n}", i + 1));
                 }
                 doc.insert(key, auto_parse(token));
@@ -243,7 +236,7 @@ impl<'a> CsvReader<'a> {
             };
             let value = match parse_typed(&col.ty, token) {
                 Some(v) => v,
-                None => match self.grace {
+                None => match self.st.grace {
                     ParseGrace::AutoCast => auto_parse(token),
                     ParseGrace::SkipField => continue,
                     ParseGrace::SkipRow => return Ok(None),

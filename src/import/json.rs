@@ -27,23 +27,19 @@ pub(super) struct ParseError {
 /// Reads documents from a JSON document stream or a JSON array.
 pub(super) struct JsonReader<'a> {
     input: &'a [u8],
+    st: JsonState,
+}
+
+/// Where a [`JsonReader`] is: all of it but its input (what `Reader::suspend` keeps between two
+/// slices of an import).
+#[derive(Debug, Clone)]
+pub(super) struct JsonState {
     pos: usize,
     /// The line `pos` is on (1-based) and the offset from which lines were last counted.
     line: u64,
     counted: usize,
     array: bool,
     /// Set once the closing `]` of an array was read, or after a fatal error.
-    done: bool,
-    started: bool,
-}
-
-/// Where a [`JsonReader`] is, without its input (see `Reader::suspend`).
-#[derive(Debug, Clone)]
-pub(super) struct JsonState {
-    pos: usize,
-    line: u64,
-    counted: usize,
-    array: bool,
     done: bool,
     started: bool,
 }
@@ -55,105 +51,103 @@ impl<'a> JsonReader<'a> {
         let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
         let first = input.iter().position(|b| !b.is_ascii_whitespace()).map(|i| input[i]);
         let array = array.unwrap_or(first == Some(b'['));
-        JsonReader { input, pos: 0, line: 1, counted: 0, array, done: false, started: false }
+        JsonReader { input, st: JsonState { pos: 0, line: 1, counted: 0, array, done: false, started: false } }
     }
 
     /// Where the reader is (its input aside).
     pub fn suspend(self) -> JsonState {
-        let JsonReader { input: _, pos, line, counted, array, done, started } = self;
-        JsonState { pos, line, counted, array, done, started }
+        self.st
     }
 
     /// The reader of `input` (the same bytes it was made on) where [`JsonReader::suspend`] left it.
     pub fn resume(input: &'a [u8], s: JsonState) -> JsonReader<'a> {
         let input = input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input);
-        let JsonState { pos, line, counted, array, done, started } = s;
-        JsonReader { input, pos, line, counted, array, done, started }
+        JsonReader { input, st: s }
     }
 
     /// Bytes read so far.
     pub fn position(&self) -> usize {
-        self.pos
+        self.st.pos
     }
 
     fn skip_ws(&mut self) {
-        while self.pos < self.input.len() && self.input[self.pos].is_ascii_whitespace() {
-            self.pos += 1;
+        while self.st.pos < self.input.len() && self.input[self.st.pos].is_ascii_whitespace() {
+            self.st.pos += 1;
         }
     }
 
     /// The location of byte `at` (lines counted forward from the last count: linear overall).
     fn loc(&mut self, at: usize) -> Loc {
         let at = at.min(self.input.len());
-        if at >= self.counted {
-            self.line += self.input[self.counted..at].iter().filter(|b| **b == b'\n').count() as u64;
-            self.counted = at;
+        if at >= self.st.counted {
+            self.st.line += self.input[self.st.counted..at].iter().filter(|b| **b == b'\n').count() as u64;
+            self.st.counted = at;
         }
-        Loc { line: Some(self.line), offset: Some(at as u64) }
+        Loc { line: Some(self.st.line), offset: Some(at as u64) }
     }
 
     fn fail(&mut self, at: usize, message: String, fatal: bool) -> ParseError {
         if fatal {
-            self.done = true;
+            self.st.done = true;
         }
         ParseError { loc: self.loc(at), message, fatal }
     }
 
     /// The next document with its location, an error, or `None` at the end.
     pub fn next_doc(&mut self) -> Option<Result<(Document, Loc), ParseError>> {
-        if self.done {
+        if self.st.done {
             return None;
         }
         self.skip_ws();
-        if self.array {
-            if !self.started {
-                self.started = true;
-                if self.input.get(self.pos) != Some(&b'[') {
-                    let at = self.pos;
+        if self.st.array {
+            if !self.st.started {
+                self.st.started = true;
+                if self.input.get(self.st.pos) != Some(&b'[') {
+                    let at = self.st.pos;
                     return Some(Err(self.fail(at, "expected '[' at the start of a JSON array".into(), true)));
                 }
-                self.pos += 1;
+                self.st.pos += 1;
                 self.skip_ws();
-                if self.input.get(self.pos) == Some(&b']') {
-                    self.pos += 1;
+                if self.input.get(self.st.pos) == Some(&b']') {
+                    self.st.pos += 1;
                     return self.end_of_array();
                 }
             } else {
-                match self.input.get(self.pos) {
+                match self.input.get(self.st.pos) {
                     Some(b',') => {
-                        self.pos += 1;
+                        self.st.pos += 1;
                         self.skip_ws();
                     }
                     Some(b']') => {
-                        self.pos += 1;
+                        self.st.pos += 1;
                         return self.end_of_array();
                     }
                     Some(_) => {
-                        let at = self.pos;
+                        let at = self.st.pos;
                         return Some(Err(self.fail(at, "expected ',' or ']' after an array element".into(), true)));
                     }
                     None => {
-                        let at = self.pos;
+                        let at = self.st.pos;
                         return Some(Err(self.fail(at, "unexpected end of input: the JSON array is not closed".into(), true)));
                     }
                 }
             }
         }
-        if self.pos >= self.input.len() {
-            if self.array {
-                let at = self.pos;
+        if self.st.pos >= self.input.len() {
+            if self.st.array {
+                let at = self.st.pos;
                 return Some(Err(self.fail(at, "unexpected end of input: the JSON array is not closed".into(), true)));
             }
-            self.done = true;
+            self.st.done = true;
             return None;
         }
-        let start = self.pos;
+        let start = self.st.pos;
         let mut stream = serde_json::Deserializer::from_slice(&self.input[start..]).into_iter::<Value>();
         let parsed = stream.next();
         let end = start + stream.byte_offset();
         match parsed {
             None => {
-                self.done = true;
+                self.st.done = true;
                 None
             }
             Some(Err(e)) => {
@@ -161,17 +155,17 @@ impl<'a> JsonReader<'a> {
                 // serde_json counts lines from the start of this document.
                 let line = loc.line.unwrap_or(1) + e.line().saturating_sub(1) as u64;
                 let message = format!("invalid JSON: {}", strip_position(&e.to_string()));
-                if self.array {
-                    self.done = true;
+                if self.st.array {
+                    self.st.done = true;
                     return Some(Err(ParseError { loc: Loc { line: Some(line), offset: loc.offset }, message, fatal: true }));
                 }
                 // Resume at the line after the one the error is on.
                 let err_line_start = nth_line_end(&self.input[start..], e.line().saturating_sub(1));
-                self.pos = start + err_line_start;
+                self.st.pos = start + err_line_start;
                 Some(Err(ParseError { loc: Loc { line: Some(line), offset: loc.offset }, message, fatal: false }))
             }
             Some(Ok(v)) => {
-                self.pos = end;
+                self.st.pos = end;
                 let loc = self.loc(start);
                 match v {
                     Value::Object(map) => match document_from_map(map) {
@@ -189,10 +183,10 @@ impl<'a> JsonReader<'a> {
     }
 
     fn end_of_array(&mut self) -> Option<Result<(Document, Loc), ParseError>> {
-        self.done = true;
+        self.st.done = true;
         self.skip_ws();
-        if self.pos < self.input.len() {
-            let at = self.pos;
+        if self.st.pos < self.input.len() {
+            let at = self.st.pos;
             return Some(Err(self.fail(at, "unexpected data after the closing ']' of the JSON array".into(), true)));
         }
         None
