@@ -300,6 +300,7 @@ test("the advisor's other findings draft their fixes: an index dropped, a join w
   await page.getByLabel("Collection to analyse").selectOption("temps_2024_02");
   const shape = page.locator("li.finding[data-kind=sameShapeCollections]");
   assert.match(await shape.innerText(), /3 collections of this database hold documents with the same fields \(celsius, day\)/);
+  await page.screenshot({ path: join(SHOTS, "advisor.png"), fullPage: true });
   await shape.locator("button.draft").click();
   await page.getByRole("button", { name: "Run stage by stage" }).click();
   await page.locator("ol.stage-list button", { hasText: "3. $unionWith → 6 docs" }).waitFor();
