@@ -9,11 +9,24 @@ pub struct Counting;
 /// Bytes allocated and not yet freed.
 pub static LIVE: AtomicUsize = AtomicUsize::new(0);
 
+/// The most [`LIVE`] has been since [`reset_peak`].
+pub static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// Starts a new peak at the live heap's size now.
+pub fn reset_peak() {
+    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+}
+
+fn grew(by: usize) {
+    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = System.alloc(layout);
         if !p.is_null() {
-            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+            grew(layout.size());
         }
         p
     }
@@ -27,7 +40,7 @@ unsafe impl GlobalAlloc for Counting {
         let p = System.realloc(ptr, layout, new_size);
         if !p.is_null() {
             if new_size >= layout.size() {
-                LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed);
+                grew(new_size - layout.size());
             } else {
                 LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
             }
