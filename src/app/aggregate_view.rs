@@ -37,12 +37,6 @@ fn stage_name(s: &Value) -> String {
     s.as_object().and_then(|o| o.keys().next().cloned()).unwrap_or_default()
 }
 
-/// True for an `aggregate` command whose last stage writes (`$out`, `$merge`).
-pub fn writes(cmd: &Value) -> bool {
-    cmd.get("aggregate").is_some()
-        && cmd.get("pipeline").and_then(Value::as_array).and_then(|p| p.last()).is_some_and(|s| matches!(stage_name(s).as_str(), "$out" | "$merge"))
-}
-
 #[component]
 pub fn AggregateView() -> impl IntoView {
     let pg = use_pg();
@@ -97,7 +91,7 @@ pub fn AggregateView() -> impl IntoView {
         });
     };
     // A pipeline ending in $out or $merge is stepped through without its write; this runs it whole.
-    let ends_in_write = move || parsed().is_ok_and(|s| s.last().is_some_and(|l| matches!(stage_name(l).as_str(), "$out" | "$merge")));
+    let ends_in_write = move || parsed().is_ok_and(|s| super::session::writing_stage(&s).is_some());
     let apply = move || {
         let Ok(stages) = parsed() else { return };
         let c = coll.get_untracked();

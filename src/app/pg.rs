@@ -265,11 +265,7 @@ impl Pg {
     pub async fn write(&self, action: &str, cmd: Value) -> Result<Value, String> {
         let reply = self.command(&cmd).await?;
         let err = audits::reply_error(&reply);
-        let wrote = reply.get("n").and_then(super::ejson::as_f64).unwrap_or(0.0) > 0.0
-            || cmd.get("drop").is_some()
-            || cmd.get("createIndexes").is_some()
-            || cmd.get("dropIndexes").is_some()
-            || super::aggregate_view::writes(&cmd);
+        let wrote = reply.get("n").and_then(super::ejson::as_f64).unwrap_or(0.0) > 0.0 || session::writes_uncounted(&cmd);
         if wrote || err.is_none() {
             let collection = cmd.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).unwrap_or_default().to_string();
             let pinned = session::pin_upserted_ids(&cmd, &reply);

@@ -241,6 +241,29 @@ pub const RECORDED: [&str; 13] = [
 /// An imported file in the log (`WriteRecord::import`): its bytes are the file's, not a command.
 pub const IMPORT: &str = "ppImport";
 
+/// The recorded writes whose reply counts what they wrote (`n`): the others write whatever
+/// they answer.
+const COUNTED: [&str; 4] = ["insert", "update", "delete", "findAndModify"];
+
+/// A pipeline's writing stage, when its last stage is `{ $out: … }` or `{ $merge: … }`: the
+/// stage's name and value. The recorded-writes check and the Aggregate tab read it.
+pub fn writing_stage(pipeline: &[Value]) -> Option<(&str, &Value)> {
+    let stage = pipeline.last()?.as_object().filter(|o| o.len() == 1)?;
+    let (name, value) = stage.iter().next()?;
+    matches!(name.as_str(), "$out" | "$merge").then_some((name.as_str(), value))
+}
+
+/// True for a command the log keeps whatever its reply counts: a recorded write whose reply
+/// has no `n` (`drop`, `createIndexes`, `dropIndexes`, ...; an `aggregate` only when its
+/// pipeline ends by writing).
+pub fn writes_uncounted(cmd: &Value) -> bool {
+    let Some((name, _)) = cmd.as_object().and_then(|o| o.iter().next()) else { return false };
+    match name.as_str() {
+        "aggregate" => cmd.get("pipeline").and_then(Value::as_array).is_some_and(|p| writing_stage(p).is_some()),
+        n => RECORDED.contains(&n) && !COUNTED.contains(&n) && n != IMPORT,
+    }
+}
+
 /// The command of a recorded write, if it is one the playground makes: a document whose first
 /// key names a [`RECORDED`] command on a collection (a name without NUL), with no `$` field at
 /// its top but `$db` naming a user database (never `admin`, `config` or `local`, where the
@@ -292,11 +315,10 @@ pub fn check_write(w: &WriteRecord) -> Result<Value, String> {
             }
         }
         "aggregate" => {
-            let last = o.get("pipeline").and_then(Value::as_array).and_then(|p| p.last()).and_then(Value::as_object);
-            let into = match last {
-                Some(stage) if stage.len() == 1 && stage.contains_key("$out") => stage.get("$out"),
-                Some(stage) if stage.len() == 1 && stage.contains_key("$merge") => stage.get("$merge").map(|m| m.get("into").unwrap_or(m)),
-                _ => return Err("an aggregate that writes nothing (no $out or $merge at its end)".into()),
+            let into = match o.get("pipeline").and_then(Value::as_array).and_then(|p| writing_stage(p)) {
+                Some(("$out", out)) => Some(out),
+                Some((_, merge)) => Some(merge.get("into").unwrap_or(merge)),
+                None => return Err("an aggregate that writes nothing (no $out or $merge at its end)".into()),
             };
             if let Some(db) = into.and_then(|t| t.get("db")) {
                 user_db(db.as_str().ok_or("an aggregate whose target database is not a name")?)?;
@@ -618,6 +640,21 @@ pub fn pin_upserted_ids(command: &Value, reply: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writes_without_a_count_are_the_recorded_ones_whose_reply_has_no_n() {
+        use serde_json::json;
+        let pipeline = |last: Value| json!({ "aggregate": "c", "pipeline": [{ "$match": {} }, last], "cursor": {} });
+        assert!(writes_uncounted(&json!({ "dropIndexes": "c", "index": "a_1" })));
+        assert!(writes_uncounted(&json!({ "drop": "c" })));
+        assert!(writes_uncounted(&pipeline(json!({ "$merge": { "into": "d" } }))));
+        assert!(writes_uncounted(&pipeline(json!({ "$out": "d" }))));
+        assert!(!writes_uncounted(&pipeline(json!({ "$project": { "a": 1 } }))));
+        assert!(!writes_uncounted(&json!({ "update": "c", "updates": [] })));
+        assert!(!writes_uncounted(&json!({ "find": "c" })));
+        assert_eq!(writing_stage(&[json!({ "$merge": { "into": "d" } })]).map(|(n, _)| n), Some("$merge"));
+        assert_eq!(writing_stage(&[json!({ "$out": "d", "$merge": {} })]), None);
+    }
     use serde_json::json;
 
     fn w(collection: &str, cmd: Value) -> WriteRecord {
