@@ -381,21 +381,19 @@ fn Findings(advice: Value, index_sizes: Vec<(String, f64)>) -> impl IntoView {
 #[component]
 fn DraftButton(draft: Draft, index_sizes: Vec<(String, f64)>) -> impl IntoView {
     let pg = use_pg();
+    // The draft is handed to its tab, which takes it when it opens.
+    let open_in = move |tab: super::pg::Tab, hand_over: Box<dyn Fn()>| {
+        view! {
+            <button type="button" class="link draft" on:click=move |_| {
+                hand_over();
+                pg.tab.set(tab);
+            }>{format!("Draft the migration in the {} tab →", tab.label())}</button>
+        }
+        .into_any()
+    };
     match draft {
-        Draft::Update(d) => view! {
-            <button type="button" class="link draft" on:click=move |_| {
-                pg.draft.set(Some(d.clone()));
-                pg.tab.set(super::pg::Tab::Update);
-            }>"Draft the migration in the Update tab →"</button>
-        }
-        .into_any(),
-        Draft::Pipeline(d) => view! {
-            <button type="button" class="link draft" on:click=move |_| {
-                pg.pipeline_draft.set(Some(d.clone()));
-                pg.tab.set(super::pg::Tab::Aggregate);
-            }>"Draft the migration in the Aggregate tab →"</button>
-        }
-        .into_any(),
+        Draft::Update(d) => open_in(super::pg::Tab::Update, Box::new(move || pg.draft.set(Some(d.clone())))),
+        Draft::Pipeline(d) => open_in(super::pg::Tab::Aggregate, Box::new(move || pg.pipeline_draft.set(Some(d.clone())))),
         Draft::DropIndex { collection, index } => {
             let frees = index_sizes.iter().find(|(n, _)| n == &index).map(|(_, b)| format!(" (frees {})", human_bytes(*b))).unwrap_or_default();
             let asking = RwSignal::new(false);
