@@ -581,6 +581,9 @@ mod tests {
         assert_eq!(writes[0].bson, None);
         let ready: Response = serde_json::from_value(serde_json::json!({"kind": "ready"})).unwrap();
         assert_eq!(ready, Response::Ready);
+        // The worker adds its start-up times (www/worker.js), which the UI does not read.
+        let ready: Response = serde_json::from_value(serde_json::json!({"kind": "ready", "started": {"script": 1.5, "session": 9.0}})).unwrap();
+        assert_eq!(ready, Response::Ready);
     }
 
     /// Issue 12, item 5: `db.keep.insertOne({n:1}); db.keep.find().explain("bogus")` answered with a

@@ -6,7 +6,9 @@
 //     runtime.js, engine/engine.js and              CSP: connect-src 'none' (no fetch, XHR,
 //     engine/engine_bg.wasm (this origin,           WebSocket), no storage of its own origin
 //     so the service worker's cache)                └─ blob: Worker = engine.js + runtime.js
-//   the MessagePort  ◄────── typed messages ──────►     + worker.js, the wasm handed in as bytes
+//   the MessagePort  ◄────── typed messages ──────►     + worker.js, started once the scripts are
+//   the wasm's port  ─────── its bytes, chunks ───►     here; it compiles the wasm while the
+//                                                        chunks stream in
 //
 // The frame has no `allow-same-origin`, so its origin is opaque: `caches`, `indexedDB` and
 // `localStorage` are refused there and in its worker, requests to the site are cross-origin, and
@@ -52,25 +54,59 @@
   const DEAD_MS = 4000;
 
   let files = null;
-  /** The worker's files, fetched once per page (a restart reuses them). */
+  /** The worker's files, fetched once per page (a restart reuses them): the three scripts as
+   * bytes, and the engine's wasm as a stream of chunks that a worker compiles while it downloads
+   * (`wasm.feed`: the chunks so far, then each new one, then the end). */
   function load(base) {
-    if (files && files.base === base) return files.promise;
-    // Every file as bytes: the boot message transfers copies of them (a structured clone of
-    // 1.4 MB would be deserialized on the main thread; a transfer is not), and the frame makes
-    // its Blob of the scripts from bytes as well as from text.
-    const text = (f) =>
+    if (files && files.base === base) return files;
+    // The scripts as bytes: the boot message transfers copies of them (a structured clone of
+    // text would be deserialized on the main thread; a transfer is not), and the frame makes its
+    // Blob of the scripts from bytes as well as from text.
+    const bytes = (f) =>
       fetch(new URL(f, base)).then((r) => {
         if (!r.ok) throw new Error(`${f}: HTTP ${r.status}`);
         return r.arrayBuffer();
       });
-    const promise = Promise.all(['worker.js', 'runtime.js', 'engine/engine.js', 'engine/engine_bg.wasm'].map(text)).then(
-      ([worker, runtime, engine, wasm]) => ({ worker, runtime, engine, wasm }),
-    );
-    promise.catch(() => {
-      files = null;
+    const scripts = Promise.all(['worker.js', 'runtime.js', 'engine/engine.js'].map(bytes)).then(([worker, runtime, engine]) => ({ worker, runtime, engine }));
+    const wasm = { chunks: [], done: false, error: null, listeners: new Set() };
+    wasm.feed = (listener) => {
+      for (const c of wasm.chunks) listener({ chunk: c });
+      if (wasm.done || wasm.error) listener(wasm.error ? { error: wasm.error } : { done: true });
+      else wasm.listeners.add(listener);
+    };
+    const tell = (m) => {
+      for (const l of wasm.listeners) l(m);
+      if (!m.chunk) wasm.listeners.clear();
+    };
+    fetch(new URL('engine/engine_bg.wasm', base))
+      .then(async (r) => {
+        if (!r.ok) throw new Error(`engine/engine_bg.wasm: HTTP ${r.status}`);
+        if (!r.body) {
+          const all = new Uint8Array(await r.arrayBuffer());
+          wasm.chunks.push(all);
+          tell({ chunk: all });
+        } else {
+          const reader = r.body.getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            wasm.chunks.push(value);
+            tell({ chunk: value });
+          }
+        }
+        wasm.done = true;
+        tell({ done: true });
+      })
+      .catch((err) => {
+        wasm.error = String(err && err.message ? err.message : err);
+        tell({ error: wasm.error });
+        if (files && files.wasm === wasm) files = null;
+      });
+    scripts.catch(() => {
+      if (files && files.scripts === scripts) files = null;
     });
-    files = { base, promise };
-    return promise;
+    files = { base, scripts, wasm };
+    return files;
   }
 
   class SandboxWorker {
@@ -86,6 +122,19 @@
       this._port = channel.port1;
       this._port.onmessage = (e) => {
         if (e.data && typeof e.data === 'object' && e.data.id !== undefined) this._outstanding = Math.max(0, this._outstanding - 1);
+        // The first engine's readiness, for tools/tti.mjs (it breaks the time to interactive down).
+        if (e.data && e.data.kind === 'ready' && !performance.getEntriesByName('pp-engine-ready').length) {
+          performance.mark('pp-engine-ready');
+          const started = e.data.started || {};
+          for (const step of ['script', 'boot', 'compiled', 'instance', 'session']) {
+            const t = started[step] - performance.timeOrigin;
+            try {
+              if (t >= 0) performance.mark(`pp-engine-${step}`, { startTime: t });
+            } catch (_) {
+              // a browser without User Timing level 3 marks only the readiness
+            }
+          }
+        }
         if (typeof this.onmessage === 'function') this.onmessage(e);
       };
       const frame = document.createElement('iframe');
@@ -98,16 +147,31 @@
       frame.srcdoc = FRAME_HTML;
       this.frame = frame;
       const sources = load(base);
+      // The wasm's bytes go to the worker over their own port, chunk by chunk as they arrive
+      // (copies: a restart needs them again), so it compiles them while they download.
+      const wasmChannel = new MessageChannel();
+      this._wasmPort = wasmChannel.port1;
       this._onWindowMessage = (e) => {
         if (e.source !== frame.contentWindow || !e.data || typeof e.data !== 'object') return;
         const d = e.data;
         if (d.pp === 'sandbox') {
-          sources.then(
+          sources.scripts.then(
             (f) => {
               if (this._dead) return;
               // Copies are transferred: a restart needs the bytes again.
-              const boot = { pp: 'boot', worker: f.worker.slice(0), runtime: f.runtime.slice(0), engine: f.engine.slice(0), wasm: f.wasm.slice(0), port: channel.port2 };
-              frame.contentWindow.postMessage(boot, '*', [channel.port2, boot.worker, boot.runtime, boot.engine, boot.wasm]);
+              const boot = { pp: 'boot', worker: f.worker.slice(0), runtime: f.runtime.slice(0), engine: f.engine.slice(0), wasm: wasmChannel.port2, port: channel.port2 };
+              frame.contentWindow.postMessage(boot, '*', [channel.port2, wasmChannel.port2, boot.worker, boot.runtime, boot.engine]);
+              sources.wasm.feed((m) => {
+                if (this._dead) return;
+                if (m.chunk) {
+                  const copy = m.chunk.slice(0);
+                  this._wasmPort.postMessage({ chunk: copy }, [copy.buffer]);
+                } else if (m.done) {
+                  this._wasmPort.postMessage({ done: true });
+                } else {
+                  this._fail(`the engine's files could not be loaded: ${m.error}`);
+                }
+              });
             },
             (err) => this._fail(`the engine's files could not be loaded: ${err && err.message ? err.message : err}`),
           );
@@ -157,6 +221,7 @@
       window.removeEventListener('message', this._onWindowMessage);
       this._port.onmessage = null;
       this._port.close();
+      this._wasmPort.close();
       this.frame.remove();
     }
   }

@@ -2,13 +2,15 @@
 // (engine/engine.js + engine/engine_bg.wasm, wasm-bindgen no-modules), in one classic worker that
 // runs inside the engine's sandbox (www/sandbox.js): an iframe with an opaque origin, whose CSP
 // cuts the network. The frame starts it from a blob: of engine.js + runtime.js + this file and
-// posts one message, { pp: "boot", wasm: ArrayBuffer, port: MessagePort }; every message of the
+// posts one message, { pp: "boot", wasm: MessagePort, port: MessagePort } (the wasm's bytes arrive
+// on the first in chunks, compiled as they come); every message of the
 // protocol then goes over that port, which only this file's closure holds (a user's script can
 // neither read the requests nor post answers).
 //
 // Protocol (the UI's src/protocol.rs speaks it; every request carries an `id` that its reply echoes):
 //
-//   worker -> page, once loaded:  { kind: "ready" }
+//   worker -> page, once loaded:  { kind: "ready", started: { script, boot, compiled, instance, session } }
+//                                  (start-up times, ms since the epoch: tools/tti.mjs)
 //                  or if loading failed: { kind: "failed", error: "<message>" }
 //
 //   { id, kind: "run", code, filename, ids? }          // ids: an earlier run's { seed, times }:
@@ -50,6 +52,12 @@
 
 (() => {
   // Captured before any user code runs: the script sees only the wrappers below.
+  // When start-up reached each step (ms since the epoch, so the page can place them on its own
+  // timeline: www/sandbox.js marks them for tools/tti.mjs): this file ran (engine.js and runtime.js
+  // before it were parsed and evaluated), the boot message came, the wasm compiled, the engine was
+  // instantiated, the runtime's session was made.
+  const now = () => performance.timeOrigin + performance.now();
+  const started = { script: now() };
   const realSetTimeout = self.setTimeout.bind(self);
   const realSetInterval = self.setInterval.bind(self);
   const realClearTimeout = self.clearTimeout.bind(self);
@@ -203,6 +211,30 @@
     if (session) e.preventDefault();
   });
 
+  /** The engine's wasm, compiled while its bytes arrive on `wasmPort` (`{ chunk }` messages, then
+   * `{ done }` or `{ error }`: www/sandbox.js streams them from its download). */
+  function compileStreamed(wasmPort) {
+    const stream = new ReadableStream({
+      start(controller) {
+        wasmPort.onmessage = (e) => {
+          const m = e.data || {};
+          if (m.chunk) controller.enqueue(m.chunk);
+          else if (m.done) {
+            controller.close();
+            wasmPort.close();
+          } else {
+            controller.error(new Error(String(m.error || 'the engine could not be loaded')));
+            wasmPort.close();
+          }
+        };
+      },
+    });
+    if (typeof WebAssembly.compileStreaming === 'function') {
+      return WebAssembly.compileStreaming(new Response(stream, { headers: { 'Content-Type': 'application/wasm' } }));
+    }
+    return new Response(stream).arrayBuffer().then((bytes) => WebAssembly.compile(bytes));
+  }
+
   async function boot({ wasm, port: p }) {
     port = p;
     port.onmessage = (event) => {
@@ -210,10 +242,15 @@
       pump();
     };
     try {
-      await wasm_bindgen({ module_or_path: await WebAssembly.compile(wasm) });
+      started.boot = now();
+      const module = await compileStreamed(wasm);
+      started.compiled = now();
+      await wasm_bindgen({ module_or_path: module });
+      started.instance = now();
       session = PatternRuntime.createSession(new wasm_bindgen.Engine(), { locateSyntaxError });
       session.install(self);
-      reply({ kind: 'ready' });
+      started.session = now();
+      reply({ kind: 'ready', started });
       pump();
     } catch (e) {
       reply({ kind: 'failed', error: String(e && e.message ? e.message : e) });

@@ -10,6 +10,7 @@ use super::pg::{use_pg, EngineState, Pg, Tab, MAX_LIMIT_MS, MIN_LIMIT_MS};
 
 /// Mounts the app into `<main id="app">` after installing the panic reporter.
 pub fn start() {
+    mark("pp-ui-start");
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         report_fatal(&format!("Internal error: {info}"));
@@ -23,6 +24,15 @@ pub fn start() {
     let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) else { return };
     if super::embed::mount(&el) { return; }
     leptos::mount::mount_to(el, App).forget();
+    mark("pp-ui-mounted");
+}
+
+/// A performance mark of start-up (`pp-ui-start`: the UI's WebAssembly runs; `pp-ui-mounted`: the
+/// shell is rendered), which tools/tti.mjs reads to break the time to interactive down.
+fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
 }
 
 /// Shows the page's fatal-error banner (plain DOM: works even when the WebAssembly died).
