@@ -89,7 +89,8 @@ function trace(r, missed) {
     lines.push(`  layout shifts: ${shifts.slice(0, 5).map((x) => `${x.node?.selector ?? "?"} ${Number(x.score).toFixed(3)}`).join(", ")}`);
   }
   for (const c of ["accessibility", "best-practices", "seo"]) {
-    const failing = (r.categories[c]?.auditRefs ?? []).map((a) => r.audits[a.id]).filter((a) => a && a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary");
+    // Only audits that count (weight > 0) cost the category points.
+    const failing = (r.categories[c]?.auditRefs ?? []).filter((ref) => ref.weight > 0).map((ref) => r.audits[ref.id]).filter((a) => a && a.score !== null && a.score < 1);
     if (failing.length) lines.push(`  ${c} fails: ${failing.map((a) => a.id).join(", ")}`);
   }
   return lines.join("\n");
@@ -107,6 +108,7 @@ try {
       const score = (c) => (r.categories[c]?.score == null ? "-" : Math.round(r.categories[c].score * 100));
       const audit = (a) => r.audits[a]?.displayValue?.replace(/\u00a0/g, " ") ?? "-";
       const failing = Object.values(r.categories["best-practices"]?.auditRefs ?? [])
+        .filter((ref) => ref.weight > 0)
         .map((ref) => r.audits[ref.id])
         .filter((a) => a && a.score !== null && a.score < 1 && a.scoreDisplayMode !== "informative" && a.scoreDisplayMode !== "notApplicable")
         .map((a) => a.id);
