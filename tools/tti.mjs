@@ -26,7 +26,7 @@ const median = (xs) => {
 };
 
 /** What one load did, in ms from navigation: the first contentful paint, the start-up marks
- * (`pp-ui-start`, `pp-ui-mounted`: src/app/shell.rs; `pp-engine-ready`: www/sandbox.js, the
+ * (`pp-ui-start`, `pp-ui-mounted`: src/app/shell.rs; `pp-ui-shown`: src/app/boot.rs; `pp-engine-ready`: www/sandbox.js, the
  * engine worker's first `ready`; `pp-ready`: interactive) and each large file's fetch. */
 function breakdown() {
   const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
@@ -41,6 +41,7 @@ function breakdown() {
     fcp: at('first-contentful-paint'),
     uiStart: at('pp-ui-start'),
     uiMounted: at('pp-ui-mounted'),
+    uiShown: at('pp-ui-shown'),
     engineReady: at('pp-engine-ready'),
     // the engine worker's own steps (www/worker.js reports them with `ready`)
     engine: Object.fromEntries(['script', 'boot', 'compiled', 'instance', 'session'].map((s) => [s, at(`pp-engine-${s}`)])),
@@ -88,7 +89,7 @@ export function trace(b) {
     `  in the engine worker: its scripts (engine.js, runtime.js, worker.js) evaluated at ${ms(b.engine.script)} ms, boot message at ${ms(b.engine.boot)}, ` +
       `wasm compiled at ${ms(b.engine.compiled)} (${b.engine.compiled != null && b.engine.boot != null ? ms(b.engine.compiled - b.engine.boot) : '-'} ms), instantiated at ${ms(b.engine.instance)}, ` +
       `runtime session at ${ms(b.engine.session)} (${b.engine.session != null && b.engine.instance != null ? ms(b.engine.session - b.engine.instance) : '-'} ms)`,
-    `  UI path: ${uiWasm ? `${uiWasm} ${span(uiWasm)}` : 'UI wasm -'}; UI code runs at ${ms(b.uiStart)} ms, shell mounted at ${ms(b.uiMounted)} ms`,
+    `  UI path: ${uiWasm ? `${uiWasm} ${span(uiWasm)}` : 'UI wasm -'}; UI code runs at ${ms(b.uiStart)} ms, shell built (hidden) at ${ms(b.uiMounted)} ms, app shown with the lesson at ${ms(b.uiShown)} ms`,
   ];
   const waits = b.engineReady != null && b.uiMounted != null ? (b.engineReady >= b.uiMounted ? 'engine' : 'UI') : null;
   lines.push(

@@ -68,6 +68,11 @@ pub struct Frame {
     pub host: Option<String>,
 }
 
+/// Whether this page is an embed (its hash is an embed route).
+pub fn wanted() -> bool {
+    web_sys::window().and_then(|w| w.location().hash().ok()).is_some_and(|h| parse_route(&h).is_some())
+}
+
 /// Reads an embed fragment: `None` when `hash` is not an embed route; else the frame, and the
 /// route or what is wrong with its parameters.
 pub fn parse_route(hash: &str) -> Option<(Frame, Result<Route, String>)> {

@@ -10,6 +10,7 @@ pub mod state;
 
 mod aggregate_view;
 mod audits_view;
+mod boot;
 mod data_view;
 mod editor;
 mod embed;

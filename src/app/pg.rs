@@ -913,7 +913,12 @@ impl Pg {
         // from the session's log.
         pg.engine().set_replay(move || pg.session.with_untracked(|s| s.writes().cloned().collect()));
         spawn_local(async move {
+            // Start-up in short tasks (boot.rs): the shell was built in this task, the lesson
+            // renders in the next, and the app replaces the static page in the one after.
+            super::boot::next_task().await;
             let shown = pg.show(initial).await;
+            super::boot::next_task().await;
+            super::boot::reveal();
             match pg.engine().ready().await {
                 Ok(()) => pg.engine_state.set(EngineState::Ready),
                 Err(e) => {

@@ -8,22 +8,40 @@ use wasm_bindgen::prelude::*;
 use super::run_pane::now_ms;
 use super::pg::{use_pg, EngineState, Pg, Tab, MAX_LIMIT_MS, MIN_LIMIT_MS};
 
-/// Mounts the app into `<main id="app">` after installing the panic reporter.
+/// Installs the panic reporter, then mounts the app into `<main id="app">` in the next task (the
+/// UI's instantiation and its first render are two tasks, not one long one: `boot.rs`).
 pub fn start() {
     mark("pp-ui-start");
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         report_fatal(&format!("Internal error: {info}"));
     }));
+    gloo::timers::callback::Timeout::new(0, mount).forget();
+}
+
+fn mount() {
     let Some(el) = element("app") else {
         report_fatal("the page has no #app element");
         return;
     };
-    el.set_inner_html("");
-    let _ = el.remove_attribute("aria-busy");
     let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) else { return };
-    if super::embed::mount(&el) { return; }
-    leptos::mount::mount_to(el, App).forget();
+    if super::embed::wanted() {
+        el.set_inner_html("");
+        let _ = el.remove_attribute("aria-busy");
+        if super::embed::mount(&el) {
+            return;
+        }
+    }
+    // The playground is built hidden beside the static page, which stays on screen until the
+    // first lesson has rendered (`boot::reveal`, called by the start-up).
+    match super::boot::live_container(&el) {
+        Some(live) => leptos::mount::mount_to(live, App).forget(),
+        None => {
+            el.set_inner_html("");
+            let _ = el.remove_attribute("aria-busy");
+            leptos::mount::mount_to(el, App).forget();
+        }
+    }
     mark("pp-ui-mounted");
 }
 
