@@ -221,7 +221,9 @@
     FRAME_HTML,
   };
 
-  // In the background: once the page is interactive, when the browser is idle.
+  // In the background: once the page is interactive, when the browser is idle. (tools/site.mjs
+  // evaluates this file without a DOM to read FRAME_HTML.)
+  if (typeof window.addEventListener !== 'function') return;
   window.addEventListener(
     'pp-ready',
     () => {
