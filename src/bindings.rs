@@ -11,6 +11,9 @@
 //! ```
 //!
 //! Bytes that are not a BSON document get the server's `InvalidBSON` reply, never a panic.
+//!
+//! Named time zones need the time-zone file (`wasm_bindgen.loadTimeZones(bytes)`, once per
+//! module); `wasm_bindgen.timeZonesMissed()` tells whether a command asked for one before it.
 
 use wasm_bindgen::prelude::*;
 
@@ -188,6 +191,22 @@ fn js_now() -> i64 {
 fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
     value.serialize(&serializer).unwrap_or(JsValue::NULL)
+}
+
+/// Hands the engine the time-zone file (`tz/zones.tzdb`; see `tzdb`): named time zones work once
+/// it is loaded. Throws an `Error` when the bytes are not such a file. A second file changes nothing.
+#[wasm_bindgen(js_name = loadTimeZones)]
+pub fn load_time_zones(bytes: Vec<u8>) -> Result<(), JsError> {
+    crate::tzdb::load_time_zones(bytes).map_err(|e| JsError::new(&e))
+}
+
+/// Whether a named time zone was asked for, since the last call, before the time-zone file was
+/// loaded (clears the flag). The worker asks after each request: such a request's answer is
+/// not the server's (its zone was neither found nor unknown), so it is not given; the page loads
+/// the file, restores the database and sends the request again.
+#[wasm_bindgen(js_name = timeZonesMissed)]
+pub fn time_zones_missed() -> bool {
+    crate::tzdb::take_missed()
 }
 
 /// Parses a lesson file (`lessons/<id>/lesson.md`) with the site's one parser (`crate::lesson`):

@@ -64,4 +64,7 @@ pub mod schema;
 pub mod update;
 pub mod value;
 
+/// Named time zones: the time-zone file the engine is handed (`load_time_zones`).
+pub use expr::tzdb;
+
 pub use error::{Error, ErrorKind, Result};

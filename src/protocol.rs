@@ -33,7 +33,14 @@
 //! worker -> UI   { id, kind: "import", report }
 //! UI -> worker   { id, kind: "export", db, collection, format } -> { id, kind: "export", bytes }
 //! worker -> UI   { id, kind: "error", error }      a request the worker could not serve
+//! worker -> UI   { id, kind: "needsTimeZones" }    instead of any answer: the request asked for a
+//!                                                  named time zone before the worker had the
+//!                                                  time-zone file (see below)
 //! ```
+//!
+//! The time-zone file is not a request of the UI's: www/sandbox.js fetches it (once the page is
+//! interactive, or when a request needed it) and posts `{ kind: "timeZones", bytes }` to every
+//! engine worker (no id, no answer).
 //!
 //! Every request has exactly one answer kind ([`Request::answers`]); the client
 //! (`src/app/worker.rs`) checks it in one place, so callers get typed results. An error's `code`
@@ -200,6 +207,11 @@ pub enum Response {
         #[serde(with = "serde_bytes")]
         bytes: Vec<u8>,
     },
+    /// The request `id` asked for a named time zone before the worker had the time-zone file:
+    /// its answer was not the server's and is not given (the client gets the file, restores the
+    /// database and sends the request again: `src/app/worker.rs`).
+    #[serde(rename = "needsTimeZones")]
+    NeedsTimeZones { id: u32 },
 }
 
 /// What an import did (the engine's `import::Report`, as mongoimport sums it up).
@@ -257,6 +269,7 @@ impl Response {
             | Response::Import { id, .. }
             | Response::ImportProgress { id, .. }
             | Response::Export { id, .. }
+            | Response::NeedsTimeZones { id }
             | Response::Reset { id } => Some(*id),
         }
     }
@@ -287,6 +300,7 @@ impl Request {
     pub fn answers(&self, response: Response) -> Result<Answer, String> {
         match (self, response) {
             (_, Response::Error { error, .. }) => Err(error),
+            (_, Response::NeedsTimeZones { .. }) => Err(format!("{} asked for a time zone before the time-zone data was loaded", self.what())),
             (Request::Run { .. }, Response::Run { report, .. }) => Ok(Answer::Run(report)),
             (Request::Command { .. } | Request::CommandBson { .. }, Response::Command { reply, .. }) => Ok(Answer::Command(reply)),
             (Request::Snapshot { .. }, Response::Snapshot { bytes, .. }) | (Request::Export { .. }, Response::Export { bytes, .. }) => {

@@ -25,10 +25,19 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Creates the vm context with the engine and the runtime loaded; returns { context, session }. */
-export function createShellContext({ buildDir = path.join(root, 'build'), onOutput } = {}) {
+/** Creates the vm context with the engine and the runtime loaded; returns { context, session }.
+ * The engine gets the time-zone file (build/tz/zones.tzdb, `make`) at once, as the site's worker
+ * gets it once fetched; `timeZones: false` leaves it out (named zones then wait for it: see
+ * src/expr/date/tzdb.rs). */
+export function createShellContext({ buildDir = path.join(root, 'build'), onOutput, timeZones = true } = {}) {
   const glue = fs.readFileSync(path.join(buildDir, 'engine', 'engine.js'), 'utf8');
   const wasm = fs.readFileSync(path.join(buildDir, 'engine', 'engine_bg.wasm'));
+  const tzFile = path.join(buildDir, 'tz', 'zones.tzdb');
+  // (An engine built before the file existed bundles its zones: tools/bench.mjs --build=.)
+  if (timeZones && !fs.existsSync(tzFile) && glue.includes('loadTimeZones')) {
+    throw new Error(`${path.relative(process.cwd(), tzFile) || tzFile}: no time-zone file (make build/tz/zones.tzdb)`);
+  }
+  const tz = timeZones && fs.existsSync(tzFile) ? fs.readFileSync(tzFile) : null;
   const runtime = fs.readFileSync(path.join(buildDir, 'runtime.js'), 'utf8');
   // What a browser worker has besides the JS builtins (mongosh's plain-vm context copies Node's
   // globals in the same way).
@@ -39,13 +48,15 @@ export function createShellContext({ buildDir = path.join(root, 'build'), onOutp
   vm.runInContext(glue, context, { filename: 'engine.js' });
   vm.runInContext(runtime, context, { filename: 'runtime.js' });
   context.__wasm = wasm;
+  context.__tz = tz;
   context.__hooks = { locateSyntaxError, onOutput: onOutput ?? (() => {}) };
   vm.runInContext(
     `wasm_bindgen.initSync({ module: __wasm });
+     if (__tz) wasm_bindgen.loadTimeZones(__tz);
      globalThis.__engine = new wasm_bindgen.Engine();
      globalThis.__session = PatternRuntime.createSession(__engine, __hooks);
      __session.install(globalThis);
-     delete globalThis.__wasm; delete globalThis.__hooks;`,
+     delete globalThis.__wasm; delete globalThis.__tz; delete globalThis.__hooks;`,
     context,
     { filename: 'boot.js' },
   );

@@ -17,8 +17,8 @@ const BUDGET = 700 * 1024;
 /** The part a dist/ file belongs to (first matching rule), and whether a first visit of the
  * playground downloads it before it is interactive (tools/tti.mjs: the engine worker answered and
  * the first lesson is open). Later: CodeMirror (loaded once the page is interactive, a textarea
- * stands in until then: src/app/editor.rs), the service worker (registered then, www/register-sw.js)
- * and the other pages. */
+ * stands in until then: src/app/editor.rs), the service worker (registered then, www/register-sw.js),
+ * the time-zone file (fetched then, www/sandbox.js) and the other pages. */
 const PARTS = [
   ['engine wasm', /^engine\/.*\.wasm$/, true],
   ['engine glue', /^engine\/.*\.js$/, true],
@@ -31,6 +31,8 @@ const PARTS = [
   ['html', /^index\.html$/, true],
   ['other pages', /\.html$/, false],
   ['register-sw.js', /^register-sw\.js$/, true],
+  // The time-zone file: fetched once the page is interactive (www/sandbox.js).
+  ['time zones', /^tz\//, false],
 ];
 
 function walk(dir, base = dir) {

@@ -23,6 +23,13 @@
 // is reported through `onerror`, like a worker that died, so the client restarts it.
 //
 // index.html starts one at once (`window.ppEarlyWorker`, adopted by src/app/worker.rs).
+//
+// The time-zone file (tz/zones.tzdb, ~55 KB gzipped) is not on the first load's critical path:
+// the engine's wasm carries no time-zone database. The page fetches it once it is interactive (the
+// `pp-ready` event), when idle, or at once when a request met a named zone before
+// (`ppSandbox.timeZones()`, src/app/worker.rs), and posts it to every live engine worker over its
+// port ({ kind: "timeZones", bytes }, see www/worker.js); a worker started later gets it right
+// after its boot.
 (function () {
   'use strict';
   if (window.ppSandbox) return;
@@ -109,8 +116,35 @@
     return files;
   }
 
+  /** The engine workers alive now (each gets the time-zone file when it comes). */
+  const live = new Set();
+  let zones = null;
+  /** The time-zone file, fetched once per page (a failed fetch is tried again on the next call);
+   * resolves once every live worker has been handed it. */
+  function timeZones(base) {
+    if (zones && zones.base === base) return zones.promise;
+    const entry = { base, bytes: null, promise: null };
+    entry.promise = fetch(new URL('tz/zones.tzdb', base))
+      .then((r) => {
+        if (!r.ok) throw new Error(`tz/zones.tzdb: HTTP ${r.status}`);
+        return r.arrayBuffer();
+      })
+      .then((bytes) => {
+        entry.bytes = bytes;
+        for (const w of live) w._giveTimeZones();
+      });
+    entry.promise.catch(() => {
+      if (zones === entry) zones = null;
+    });
+    zones = entry;
+    return entry.promise;
+  }
+
   class SandboxWorker {
     constructor(base) {
+      this.base = base;
+      this._zonesGiven = false;
+      this._booted = false;
       this.onmessage = null;
       this.onerror = null;
       this._dead = false;
@@ -172,6 +206,8 @@
                   this._fail(`the engine's files could not be loaded: ${m.error}`);
                 }
               });
+              this._booted = true;
+              this._giveTimeZones();
             },
             (err) => this._fail(`the engine's files could not be loaded: ${err && err.message ? err.message : err}`),
           );
@@ -182,8 +218,18 @@
         }
       };
       window.addEventListener('message', this._onWindowMessage);
+      live.add(this);
       (document.body || document.documentElement).appendChild(frame);
       this._timer = setInterval(() => this._check(), PING_MS);
+    }
+
+    /** Hands the worker the time-zone file once, when both it has booted and the file is here
+     * (posted on the port after the boot message, so before any request it will serve). */
+    _giveTimeZones() {
+      if (this._dead || this._zonesGiven || !this._booted || !zones || zones.base !== this.base || !zones.bytes) return;
+      this._zonesGiven = true;
+      const bytes = zones.bytes.slice(0);
+      this._port.postMessage({ kind: 'timeZones', bytes }, [bytes]);
     }
 
     postMessage(message, transfer) {
@@ -217,6 +263,7 @@
     terminate() {
       if (this._dead) return;
       this._dead = true;
+      live.delete(this);
       clearInterval(this._timer);
       window.removeEventListener('message', this._onWindowMessage);
       this._port.onmessage = null;
@@ -231,6 +278,24 @@
     start(base) {
       return new SandboxWorker(String(new URL(base || '.', location.href)));
     },
+    /** The time-zone file fetched and handed to the engine workers (src/app/worker.rs awaits it
+     * before sending again a request that needed it); `base` as for `start`. */
+    timeZones(base) {
+      return timeZones(String(new URL(base || '.', location.href)));
+    },
     FRAME_HTML,
   };
+
+  // In the background: once the page is interactive, when the browser is idle. (tools/site.mjs
+  // evaluates this file without a DOM to read FRAME_HTML.)
+  if (typeof window.addEventListener !== 'function') return;
+  window.addEventListener(
+    'pp-ready',
+    () => {
+      const fetchZones = () => window.ppSandbox.timeZones().catch(() => {});
+      if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(fetchZones, { timeout: 3000 });
+      else setTimeout(fetchZones, 500);
+    },
+    { once: true },
+  );
 })();

@@ -44,6 +44,15 @@
 //   { id, kind: "export", db, collection, format } -> { id, kind: "export", bytes }
 //
 // A request the worker cannot serve is answered { id, kind: "error", error: "<message>" }.
+//
+// Time zones: the engine's wasm carries no time-zone database. The page (www/sandbox.js) fetches
+// the time-zone file once the page is interactive and posts it, no id, no answer:
+//   { kind: "timeZones", bytes: ArrayBuffer }   (wasm_bindgen.loadTimeZones)
+// A request that asked for a named zone before that is answered
+//   { id, kind: "needsTimeZones" }
+// instead of its own answer (which is not the server's: the zone was neither found nor unknown);
+// the page then gets the file, puts the database back as it was before the request and sends the
+// request again (src/app/worker.rs).
 // Runs are synchronous: the page enforces the time limit by terminating the sandbox and starting
 // a new one, then restoring the database. Timers and nested workers a script leaves behind are
 // cleared when its run ends, so nothing of it runs between requests.
@@ -68,6 +77,11 @@
   const queue = [];
 
   function reply(msg, transfer) {
+    // A request that met a named time zone before the time-zone file came gets no answer of its own.
+    if (msg.id !== undefined && session && wasm_bindgen.timeZonesMissed()) {
+      port.postMessage({ id: msg.id, kind: 'needsTimeZones' });
+      return;
+    }
     port.postMessage(msg, transfer ?? []);
   }
 
@@ -107,6 +121,15 @@
 
   async function handle(msg) {
     const { id, kind } = msg;
+    if (kind === 'timeZones' && id === undefined) {
+      try {
+        wasm_bindgen.loadTimeZones(asBytes(msg.bytes));
+      } catch (e) {
+        console.warn(`the time-zone file was refused: ${e && e.message ? e.message : e}`);
+      }
+      return;
+    }
+    wasm_bindgen.timeZonesMissed();
     try {
       switch (kind) {
         case 'run': {

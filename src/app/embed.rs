@@ -241,6 +241,11 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
         let of = setup.len();
         for (i, (title, code)) in setup.into_iter().enumerate() {
             status.set(Status::Preparing { done: i, of });
+            // A step stopped (or sent again for the time-zone file, src/app/worker.rs) starts
+            // again from the data the steps before it made.
+            if i > 0 {
+                engine.set_checkpoint(engine.snapshot().await.ok());
+            }
             let filename = format!("step-{}.js", i + 1);
             match engine.run(code, filename, SETUP_LIMIT_MS).await {
                 Ok(report) => {
@@ -258,7 +263,10 @@ fn Embed(frame: Frame, plan: Plan) -> impl IntoView {
                 engine.set_checkpoint(Some(bytes.clone()));
                 base.set_value(Some(bytes));
             }
-            Err(e) => notes.update(|n| n.push(format!("The prepared data could not be kept: {e}"))),
+            Err(e) => {
+                engine.set_checkpoint(None);
+                notes.update(|n| n.push(format!("The prepared data could not be kept: {e}")));
+            }
         }
         status.set(Status::Ready);
         install_hooks(engine);

@@ -22,6 +22,13 @@ pub struct Replayed {
 /// Replays `session` into the engine (which must be empty). `scripts`: the lesson's, by step.
 pub async fn replay(engine: &Engine, session: &Session, scripts: &[String], limit_ms: u32) -> Replayed {
     let mut out = Replayed { session: Session::default(), failed: BTreeMap::new(), notes: Vec::new() };
+    // Its writes and runs may name time zones: they replay with the time-zone file there. (A
+    // request that met a zone before the file came is sent again after a restart, which rebuilds
+    // the database from the whole session's log: in the middle of this replay that would be
+    // more than the state before it.) A file that cannot be fetched leaves such writes failing.
+    if !session.entries.is_empty() {
+        let _ = engine.time_zones().await;
+    }
     let mut index = 0;
     for entry in &session.entries {
         let mut entry: Entry = entry.clone();

@@ -13,6 +13,14 @@
 //! writes the owner's [`Engine::set_replay`] gives (the session's write log; a script's writes as
 //! their BSON bytes), else empty. The request that was stopped gets [`EngineError::Stopped`],
 //! which says why and how the data came back.
+//!
+//! Time zones: the engine's wasm carries no time-zone database; the page fetches the time-zone
+//! file in the background (www/sandbox.js) and hands it to the sandboxes. A request that asks for
+//! a named zone before it came is answered `needsTimeZones` (its own answer would not be the
+//! server's): [`Engine::call`] then waits for the file and does what a Stop does, with the file
+//! there (a fresh sandbox, which gets it at once; the database restored from the checkpoint, else
+//! rebuilt from the log), and sends the request again. So the request's answer is the one it
+//! would have had with the file loaded from the start; nothing of the first attempt remains.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -43,6 +51,9 @@ extern "C" {
     fn set_onerror(this: &SandboxWorker, f: Option<&Function>);
     #[wasm_bindgen(catch, js_namespace = ppSandbox, js_name = start)]
     fn start_sandbox() -> Result<SandboxWorker, JsValue>;
+    /// The time-zone file fetched (once per page) and handed to every sandbox.
+    #[wasm_bindgen(catch, js_namespace = ppSandbox, js_name = timeZones)]
+    fn sandbox_time_zones() -> Result<Promise, JsValue>;
 }
 
 /// Why a request got no answer.
@@ -53,6 +64,9 @@ pub enum EngineError {
     Stopped { why: Stop, what: &'static str, restored: String },
     /// The worker could not start, or could not serve the request.
     Broken(String),
+    /// The request asked for a named time zone before the sandbox had the time-zone file
+    /// ([`Engine::call`] deals with it: callers see it only from the requests sent outside it).
+    NeedsTimeZones,
 }
 
 /// What stopped a request.
@@ -76,6 +90,7 @@ impl std::fmt::Display for EngineError {
                 write!(f, "; {restored}.")
             }
             EngineError::Broken(m) => write!(f, "the engine worker failed: {m}"),
+            EngineError::NeedsTimeZones => write!(f, "the time-zone data was not loaded yet"),
         }
     }
 }
@@ -305,6 +320,9 @@ impl Engine {
                     Err(e) => format!("the database could not be restored ({e}) and is empty"),
                 },
                 (None, Some(writes)) if !writes.is_empty() => {
+                    // A write may name a time zone: it replays with the file there (a failed fetch
+                    // leaves such writes failing, reported below).
+                    let _ = this.time_zones().await;
                     let n = writes.len();
                     let mut failed = 0;
                     for w in writes {
@@ -375,6 +393,7 @@ impl Engine {
         }
         let answered = pending.borrow_mut().remove(&id).and_then(|w| w.answer);
         let why = match (answered, raced) {
+            (Some(Ok(Response::NeedsTimeZones { .. })), _) => return Err(EngineError::NeedsTimeZones),
             (Some(Ok(response)), _) => return req.answers(response).map_err(EngineError::Broken),
             (Some(Err(e)), _) if e == RESTARTED => return Err(EngineError::Broken(RESTARTED.into())),
             (Some(Err(e)), _) => return Err(EngineError::Broken(e)),
@@ -391,17 +410,44 @@ impl Engine {
     }
 
     /// Sends one request once the worker is ready and returns its typed answer. Requests that were
-    /// waiting behind one that got stopped are sent again to the fresh worker.
+    /// waiting behind one that got stopped are sent again to the fresh worker. A request that
+    /// needed the time-zone file before it came is sent again once it is here, from the state
+    /// before it (see the module's notes).
     async fn call(&self, req: &mut Request, limit_ms: u32) -> Result<Answer, EngineError> {
         let _turn = self.turn().await;
         for _ in 0..3 {
             self.ready().await?;
             match self.send(req, limit_ms).await {
                 Err(EngineError::Broken(m)) if m == RESTARTED => continue,
+                Err(EngineError::NeedsTimeZones) => {
+                    self.time_zones().await?;
+                    let _ = Box::pin(self.restart()).await;
+                }
                 other => return other,
             }
         }
         Err(EngineError::Broken(RESTARTED.into()))
+    }
+
+    /// Waits until the page has the time-zone file and has handed it to the sandboxes (a fresh
+    /// one gets it at its start); the first call fetches it. The page also fetches it by itself
+    /// once it is interactive (www/sandbox.js).
+    /// At most [`HOUSEKEEPING_LIMIT_MS`].
+    pub async fn time_zones(&self) -> Result<(), EngineError> {
+        let fetched = sandbox_time_zones().map_err(|e| EngineError::Broken(js_text(&e)))?;
+        let timer = Promise::new(&mut |_, reject| {
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_1(
+                    &reject,
+                    HOUSEKEEPING_LIMIT_MS as i32,
+                    &JsValue::from_str(&format!("it did not come within {} s", secs(HOUSEKEEPING_LIMIT_MS))),
+                );
+            }
+        });
+        JsFuture::from(Promise::race(&js_sys::Array::of2(&fetched, &timer)))
+            .await
+            .map(|_| ())
+            .map_err(|e| EngineError::Broken(format!("the time-zone data could not be loaded: {}", js_text(&e))))
     }
 
     /// Waits for this request's turn; the turn passes on when the guard drops.
@@ -483,6 +529,8 @@ impl Engine {
         cancelled: impl Fn() -> bool,
     ) -> (Result<(ImportReport, bool), EngineError>, Vec<u8>) {
         let _turn = self.turn().await;
+        // A collection's validator may name a time zone: imports are sent past `call`.
+        let _ = self.time_zones().await;
         let mut begin = Request::ImportBegin { id: 0, file, bytes, format: String::new(), db, collection, options };
         let answer = match self.ready().await {
             Ok(()) => self.send(&mut begin, limit_ms).await,

@@ -20,6 +20,7 @@ mod boolean;
 mod comparison;
 mod conditional;
 mod date;
+pub use date::tzdb;
 mod misc;
 mod object;
 mod set;

@@ -304,3 +304,39 @@ test("on a course site of another origin a widget keeps the playground's origin 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("a widget's run that names time zones before the time-zone file came waits for it and runs again from the widget's data", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // The widgets' pages fetch the file once interactive: held back until the run waits for it.
+  let release;
+  const held = new Promise((r) => (release = r));
+  let asked = 0;
+  await context.route("**/tz/zones.tzdb", async (route) => {
+    asked += 1;
+    await held;
+    await route.continue();
+  });
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`${site.url}embed-demo.html`);
+    const [, , inline] = await widgets(page, 3);
+    await setScript(
+      inline,
+      'db.e.insertOne({ _id: 1, at: ISODate("2024-07-01T00:00:00Z"), zone: "Asia/Kolkata" }); db.e.aggregate([{ $project: { ny: { $dateToString: { date: "$at", timezone: "America/New_York", format: "%H:%M" } }, local: { $dateToString: { date: "$at", timezone: "$zone", format: "%H:%M %z" } } } }]).forEach((d) => print(d.ny + " | " + d.local))',
+    );
+    const output = run(inline);
+    await page.waitForTimeout(1500);
+    assert.ok(asked > 0, "the widget asked for the time-zone file");
+    assert.equal(await inline.frame.evaluate(() => document.querySelector("#run").disabled), true, "the run waits for the time-zone file");
+    release();
+    const out = await output;
+    assert.match(out, /^20:00 \| 05:30 \+0530$/m);
+    assert.doesNotMatch(out, /E11000|Error/);
+    assert.deepEqual(errors, []);
+  } finally {
+    release();
+    await context.close();
+  }
+});

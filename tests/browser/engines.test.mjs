@@ -14,16 +14,33 @@ import { enginesToTest, launchEngine } from "./driver.mjs";
 
 let site;
 let embedSite;
+// The site again, whose time-zone file (tz/zones.tzdb, fetched once the page is interactive) the
+// server holds back while a test keeps `tzHeld` unresolved; `tzAsked` counts its requests.
+let lateTzSite;
+let tzHeld = null;
+let tzAsked = 0;
 
 before(async () => {
   await mkdir(SHOTS, { recursive: true });
   site = await serve(DIST, { prefix: "/sub/path" });
   embedSite = await serve(DIST, { prefix: "/playground", headers: { "access-control-allow-origin": "*" } });
+  lateTzSite = await serve(DIST, {
+    prefix: "/late-tz",
+    handle: async (_req, _res, path) => {
+      if (path.endsWith("/tz/zones.tzdb")) {
+        tzAsked += 1;
+        await tzHeld?.promise;
+      }
+      return false;
+    },
+  });
 });
 
 after(async () => {
+  tzHeld?.release();
   await site?.close();
   await embedSite?.close();
+  await lateTzSite?.close();
 });
 
 const ready = () => window.ppReady === true;
@@ -126,6 +143,49 @@ for (const engine of enginesToTest()) {
       await page.waitFor(() => document.querySelector("#script-editor .cm-content")?.innerText.includes("kept"), null, { timeout: 30_000, what: "the saved script in the editor" });
       const notes = await page.evaluate(() => window.ppCommand('{"find": "notes", "filter": {}}').then((r) => JSON.parse(r).cursor.firstBatch));
       assert.deepEqual(notes, [{ _id: { $numberInt: "1" }, text: "kept" }]);
+    });
+
+    test("a script run before the time-zone file came prints its zones right: it waits for the file and runs again from the data before it", async () => {
+      let release;
+      tzHeld = { promise: new Promise((r) => (release = r)), release: () => release() };
+      tzAsked = 0;
+      try {
+        const { page } = await openPlayground(browser, pages, lateTzSite.url);
+        await page.waitForSelector("#script-editor .cm-content");
+        // One line (keys are typed one by one): a fixed zone, and one computed from each document.
+        const script =
+          'db.events.insertMany([{ _id: 1, at: ISODate("2024-07-01T00:00:00Z"), zone: "Asia/Kolkata" }, { _id: 2, at: ISODate("2024-01-15T12:00:00Z"), zone: "Europe/Paris" }]); ' +
+          'db.events.aggregate([{ $sort: { _id: 1 } }, { $project: { ny: { $dateToString: { date: "$at", timezone: "America/New_York", format: "%Y-%m-%d %H:%M" } }, local: { $dateToString: { date: "$at", timezone: "$zone", format: "%H:%M %z" } } } }]).forEach((d) => print(d.ny + " | " + d.local))';
+        await page.replace("#script-editor .cm-content", script);
+        await page.click("#run");
+        // The file is asked for (by the run, or already in the background) and held back: the run waits.
+        await page.waitFor(() => document.querySelector("#run").disabled, null, { timeout: 30_000, what: "the run to start" });
+        const t = Date.now();
+        while (tzAsked === 0 && Date.now() - t < 30_000) await new Promise((r) => setTimeout(r, 100));
+        assert.ok(tzAsked > 0, "the page asked for the time-zone file");
+        await new Promise((r) => setTimeout(r, 1000));
+        assert.equal(await page.evaluate(() => document.querySelector("#run").disabled), true, "the run waits for the time-zone file");
+        assert.doesNotMatch(await page.text("pre.output"), /\|/);
+        // A command of the UI's waiting for it too (it goes after the run).
+        await page.evaluate(() => {
+          window.__tzReply = null;
+          window.ppCommand('{"aggregate": "events", "pipeline": [{"$match": {"_id": 2}}, {"$project": {"_id": 0, "h": {"$hour": {"date": "$at", "timezone": "$zone"}}}}], "cursor": {}}').then((r) => (window.__tzReply = r), (e) => (window.__tzReply = String(e)));
+        });
+        tzHeld.release();
+        await page.waitFor(() => !document.querySelector("#run").disabled && document.querySelector("pre.output .line"), null, { timeout: 60_000, what: "the run's output" });
+        const out = await page.text("pre.output");
+        assert.match(out, /2024-06-30 20:00 \| 05:30 \+0530\s+2024-01-15 07:00 \| 13:00 \+0100/);
+        // Run again from the data before it: the inserts did not meet their own first attempt.
+        assert.doesNotMatch(out, /E11000|Error/);
+        const reply = await page.waitFor(() => window.__tzReply, null, { timeout: 30_000, what: "the command's reply" });
+        assert.deepEqual(JSON.parse(reply).cursor.firstBatch, [{ h: { $numberInt: "13" } }]);
+        const count = await page.evaluate(() => window.ppCommand('{"count": "events"}').then((r) => JSON.parse(r).n.$numberInt));
+        assert.equal(count, "2");
+        assert.deepEqual(await page.errors(), []);
+      } finally {
+        tzHeld.release();
+        tzHeld = null;
+      }
     });
 
     test("the embed demo: each widget loads in a sandboxed iframe and runs its own script on its own data", async (t) => {

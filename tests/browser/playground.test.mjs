@@ -387,6 +387,49 @@ test("reload finds the state; a share link opens the same playground in a fresh 
   await context.close();
 });
 
+test("a reload rebuilds writes that name time zones with the time-zone file, which the replay waits for", async () => {
+  // Without the service worker, which would answer the reload's request for the file from its cache.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: "block" });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.ppReady === true, null, { timeout: 60_000 });
+  await setScript(
+    page,
+    'db.events.insertMany([{ _id: 1, at: ISODate("2024-07-01T00:00:00Z"), zone: "Asia/Kolkata" }, { _id: 2, at: ISODate("2024-01-15T12:00:00Z"), zone: "Europe/Paris" }]);\n' +
+      'db.events.updateMany({}, [{ $set: { local: { $dateToString: { date: "$at", timezone: "$zone", format: "%H:%M %z" } }, ny: { $hour: { date: "$at", timezone: "America/New_York" } }, times: { $add: [{ $ifNull: ["$times", 0] }, 1] } } }]);\n' +
+      'print("done")',
+  );
+  await page.locator("#run").click();
+  await page.locator("pre.output .line", { hasText: "done" }).waitFor();
+  const expected = await dump(page);
+  // `times` counts the update's applications: a write replayed twice would show.
+  const events = (d) => JSON.stringify(d).match(/"local":"[^"]*"|"(ny|times)":\{"\$numberInt":"\d+"\}/g);
+  assert.deepEqual(events(expected), ['"local":"05:30 +0530"', '"ny":{"$numberInt":"20"}', '"times":{"$numberInt":"1"}', '"local":"13:00 +0100"', '"ny":{"$numberInt":"7"}', '"times":{"$numberInt":"1"}']);
+  await page.waitForTimeout(800); // the state is saved 300 ms after the last change
+  // The reload: the time-zone file is held back; the session's writes wait for it.
+  let release;
+  const held = new Promise((r) => (release = r));
+  let asked = 0;
+  await context.route("**/tz/zones.tzdb", async (route) => {
+    asked += 1;
+    await held;
+    await route.continue();
+  });
+  await page.reload();
+  await page.waitForFunction(() => typeof window.ppSandbox?.timeZones === "function");
+  await page.waitForTimeout(1500);
+  assert.ok(asked > 0, "the replay asked for the time-zone file");
+  assert.notEqual(await page.evaluate(() => window.ppReady), true, "the replay waits for the time-zone file");
+  release();
+  await page.waitForFunction(() => window.ppReady === true, null, { timeout: 60_000 });
+  assert.deepEqual(await dump(page), expected);
+  assert.equal(await page.locator(".notice.error").count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test("a runaway loop is stopped, the data restored, and the page still works", async () => {
   const { context, page } = await open();
   await runStep(page, 0);

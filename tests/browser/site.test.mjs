@@ -80,7 +80,7 @@ test("every page of the site uses relative URLs and loads under a sub-path", asy
   await withSite(async ({ site, context }) => {
     const { page, errors, failed } = await open(context, site.url);
     await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
-    for (const f of ["favicon.svg", "lessons.html", "embed-demo.html", "embed.js", "sw.js", "register-sw.js", "sandbox.js", "worker.js", "runtime.js", "engine/engine_bg.wasm"]) {
+    for (const f of ["favicon.svg", "lessons.html", "embed-demo.html", "embed.js", "sw.js", "register-sw.js", "sandbox.js", "worker.js", "runtime.js", "engine/engine_bg.wasm", "tz/zones.tzdb"]) {
       const r = await page.request.get(new URL(f, site.url).href);
       assert.equal(r.status(), 200, f);
     }
@@ -192,6 +192,33 @@ test("the first lesson reads before any WebAssembly and with scripting off; the 
   });
 });
 
+test("the time-zone file is not on the first load: not in the engine's wasm, counted \"later\", fetched once the page is interactive", async () => {
+  // The engine's wasm carries no zone's data (jiff's bundled database put every zone's name and
+  // TZif file there); the zones are in tz/zones.tzdb.
+  const wasm = await readFile(join(DIST, "engine", "engine_bg.wasm"));
+  for (const name of ["America/New_York", "Europe/Paris", "Asia/Tokyo", "Africa/Abidjan"]) assert.equal(wasm.indexOf(name), -1, name);
+  const tz = await readFile(join(DIST, "tz", "zones.tzdb"));
+  assert.equal(tz.subarray(0, 10).toString(), "pp-tzdb 1 ");
+  assert.ok(tz.indexOf("America/New_York ") > 0);
+  const { sizeReport } = await import("../../tools/size-report.mjs");
+  const report = sizeReport(DIST);
+  const entry = report.files.find((f) => f.file === "tz/zones.tzdb");
+  assert.deepEqual([entry.part, entry.first], ["time zones", false]);
+  assert.equal(report.files.filter((f) => f.first && f.file.startsWith("tz/")).length, 0);
+  console.log(`# first load ${(report.firstLoad.gzip / 1024).toFixed(1)} KB gzipped; engine wasm ${(report.files.find((f) => f.file === "engine/engine_bg.wasm").gzip / 1024).toFixed(1)} KB; time zones (later) ${(entry.gzip / 1024).toFixed(1)} KB`);
+  // In the browser: requested after the page is interactive (the pp-ready mark), in the background.
+  await withSite(async ({ site, context }) => {
+    const { page, errors } = await open(context, site.url);
+    await page.waitForFunction(() => window.ppReady === true, null, { timeout: 120_000 });
+    const [ready, fetched] = await page.waitForFunction(() => {
+      const tz = performance.getEntriesByType("resource").find((e) => e.name.endsWith("/tz/zones.tzdb"));
+      return tz && [performance.getEntriesByName("pp-ready")[0].startTime, tz.startTime];
+    }, null, { timeout: 30_000 }).then((h) => h.jsonValue());
+    assert.ok(fetched >= ready, `the time-zone file was asked for at ${fetched} ms, before the page was interactive (${ready} ms)`);
+    assert.deepEqual(errors, []);
+  });
+});
+
 test("once loaded, the site works offline: the service worker serves every file", async () => {
   const files = await distFiles();
   const sw = await readFile(join(DIST, "sw.js"), "utf8");
@@ -227,6 +254,16 @@ test("once loaded, the site works offline: the service worker serves every file"
     assert.match(await page.locator("pre.output").innerText(), /\S/);
     assert.equal(await page.locator("pre.output .error-line").count(), 0, await page.locator("pre.output").innerText());
     await page.screenshot({ path: join(SHOTS, "site-offline.png"), fullPage: true });
+
+    // Named time zones too: the time-zone file (fetched after the engine, tz/zones.tzdb) comes
+    // from the service worker's cache.
+    await page.evaluate(() => document.getElementById("script-editor")?.scrollIntoView({ block: "nearest" }));
+    await page.locator("#script-editor .cm-content").click();
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText('print(db.aggregate([{ $documents: [{ at: ISODate("2024-07-01T00:00:00Z") }] }, { $project: { _id: 0, s: { $dateToString: { date: "$at", timezone: "America/New_York" } } } }]).toArray()[0].s)');
+    await page.locator("#run").click();
+    await page.locator("pre.output .line", { hasText: "2024-06-30T20:00:00.000" }).waitFor({ timeout: 60_000 });
 
     // Another lesson: fetched (lessons/<id>.json) from the service worker's cache.
     const other = (await frontMatter())[1];

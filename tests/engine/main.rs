@@ -19,6 +19,7 @@ mod props;
 mod query;
 mod raw_match;
 mod schema;
+mod time_zones;
 mod update;
 mod transactions;
 mod validation;

@@ -20,6 +20,7 @@ const FILES = {
   '/runtime.js': { type: 'text/javascript', file: path.join(root, 'build', 'runtime.js') },
   '/engine/engine.js': { type: 'text/javascript', file: path.join(root, 'build', 'engine', 'engine.js') },
   '/engine/engine_bg.wasm': { type: 'application/wasm', file: path.join(root, 'build', 'engine', 'engine_bg.wasm') },
+  '/tz/zones.tzdb': { type: 'application/octet-stream', file: path.join(root, 'build', 'tz', 'zones.tzdb') },
 };
 
 let server;
@@ -278,4 +279,32 @@ test('worker: a run reports how it made its ObjectIds, and given that it makes t
   const other = await call({ kind: 'run', code, filename: 'ids.js' });
   assert.notEqual(other.ids.seed, first.ids.seed);
   assert.notDeepEqual((await find()).map((d) => d._id), docs.map((d) => d._id));
+});
+
+// Last: it hands the worker the time-zone file (this page never fires `pp-ready`, so nothing
+// fetched it before).
+test('worker: a request that meets a named time zone before the time-zone file is answered "needsTimeZones", even when the script catches the error; with the file, the server\'s answer', async () => {
+  await call({ kind: 'reset' });
+  const code = [
+    "db.tz.insertOne({ _id: 1, d: ISODate('2024-07-01T00:00:00Z'), z: 'Europe/Paris' });",
+    "try { db.tz.find().forEach((d) => print(d._id)); printjson(db.tz.aggregate([{ $project: { _id: 0, ny: { $dateToString: { date: '$d', timezone: 'America/New_York' } }, z: { $hour: { date: '$d', timezone: '$z' } } } }]).toArray()); } catch (e) { print('caught', e.code); }",
+  ].join('\n');
+  const before = await call({ kind: 'run', code, filename: 'tz.js' });
+  assert.deepEqual(before, { id: before.id, kind: 'needsTimeZones' });
+  const bogus = '{"aggregate":1,"pipeline":[{"$documents":[{}]},{"$project":{"h":{"$hour":{"date":"$$NOW","timezone":"Mars/Base"}}}}],"cursor":{}}';
+  let r = await call({ kind: 'command', command: bogus });
+  assert.deepEqual(r, { id: r.id, kind: 'needsTimeZones' });
+  // Offsets need no file.
+  r = await call({ kind: 'command', command: '{"aggregate":1,"pipeline":[{"$documents":[{}]},{"$project":{"_id":0,"h":{"$hour":{"date":{"$date":"2024-07-01T00:00:00Z"},"timezone":"+02:00"}}}}],"cursor":{}}' });
+  assert.deepEqual(JSON.parse(r.reply).cursor.firstBatch, [{ h: { $numberInt: '2' } }]);
+  // The page fetches the file and hands it to the live worker.
+  await page.evaluate(() => window.ppSandbox.timeZones());
+  await call({ kind: 'reset' });
+  const after = await call({ kind: 'run', code, filename: 'tz.js' });
+  assert.equal(after.kind, 'run');
+  assert.equal(after.error, null);
+  assert.deepEqual(after.output.map((o) => o.text).join('\n'), (await run(code)).text);
+  assert.deepEqual(after.output.map((o) => o.text), ['1', "[\n  {\n    ny: '2024-06-30T20:00:00.000',\n    z: 2\n  }\n]"]);
+  r = await call({ kind: 'command', command: bogus });
+  assert.equal(JSON.parse(r.reply).code.$numberInt, '40485');
 });
