@@ -333,12 +333,55 @@ impl Collection {
 
     /// Inserts a prepared document (its `_id` first) after the checks; returns its record id.
     pub fn insert(&mut self, doc: Document) -> Result<u64> {
-        let rid = self.next_rid;
-        self.check_write(&doc, rid)?;
         let rec = Record::encode(&doc)?;
-        self.next_rid += 1;
-        self.note(rid);
-        self.index_add(&doc, rid);
+        self.insert_record(rec, Some(&doc))
+    }
+
+    /// [`Collection::insert`] of a prepared document given as the bytes encoding it gives (see
+    /// `value::raw::check_stored_form`): the bytes become the record as they are.
+    pub fn insert_bytes(&mut self, bytes: Vec<u8>) -> Result<u64> {
+        self.insert_record(Record { bytes: bytes.into_boxed_slice() }, None)
+    }
+
+    /// Stores `rec` (decoded: `doc`, when the caller has it) as a new record after the checks.
+    /// Each index's key is read from the bytes when no array lies along its paths (one key, no
+    /// decoding); otherwise, or when a unique key is taken (for the error's wording), the
+    /// document is decoded and goes through the general key generator and checks.
+    fn insert_record(&mut self, rec: Record, doc: Option<&Document>) -> Result<u64> {
+        let rid = self.next_rid;
+        let raw = rec.raw()?;
+        let mut keys: Vec<Option<Vec<u8>>> = Vec::with_capacity(self.indexes.len());
+        for ix in &self.indexes {
+            let Some(key) = ix.raw_key(raw) else { break };
+            if let Some(k) = &key {
+                if (ix.unique || ix.is_id()) && ix.entries().first_rid(k).is_some() {
+                    break;
+                }
+            }
+            keys.push(key);
+        }
+        if keys.len() < self.indexes.len() {
+            let decoded;
+            let doc = match doc {
+                Some(d) => d,
+                None => {
+                    decoded = rec.doc()?;
+                    &decoded
+                }
+            };
+            self.check_write(doc, rid)?;
+            self.next_rid += 1;
+            self.note(rid);
+            self.index_add(doc, rid);
+        } else {
+            self.next_rid += 1;
+            self.note(rid);
+            for (ix, key) in self.indexes.iter_mut().zip(keys) {
+                if let Some(k) = key {
+                    ix.add_key(&k, rid);
+                }
+            }
+        }
         self.data_size += rec.size();
         self.records.insert(rid, rec);
         Ok(rid)

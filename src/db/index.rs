@@ -383,6 +383,38 @@ impl Index {
         Some(if self.sparse && all_missing { None } else { Some(key) })
     }
 
+    /// [`Index::scalar_key`] read from a document's bytes, encoded as the index orders it:
+    /// `None` when the general key generator must decide (a partial or wildcard index, an array
+    /// along a key path, bytes that do not read), `Some(None)` when a sparse index leaves the
+    /// document out, else its one key.
+    pub fn raw_key(&self, doc: &bson::RawDocument) -> Option<Option<Vec<u8>>> {
+        if self.partial.is_some() || self.wildcard.is_some() {
+            return None;
+        }
+        let mut values: Vec<Bson> = Vec::with_capacity(self.descending.len());
+        let mut all_missing = true;
+        for field in self.key.keys() {
+            let v = match value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>()) {
+                value::raw::RawLookup::Decode => return None,
+                value::raw::RawLookup::Missing => Bson::Null,
+                value::raw::RawLookup::Value(v) => {
+                    all_missing = false;
+                    value::raw::decode_value(v).ok()?
+                }
+            };
+            values.push(v);
+        }
+        if self.sparse && all_missing {
+            return Some(None);
+        }
+        Some(Some(self.key_of_values(&values)))
+    }
+
+    /// Records key `key` (from [`Index::raw_key`]) for record `rid`.
+    pub fn add_key(&mut self, key: &[u8], rid: u64) {
+        self.entries.insert(key, rid);
+    }
+
     /// The distinct keys `doc` has in this index (see [`Index::keys_with_multikey`]).
     pub fn keys_of(&self, doc: &Document) -> Result<Option<Vec<Document>>> {
         Ok(self.keys_with_multikey(doc)?.map(|(k, _)| k))

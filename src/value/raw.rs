@@ -96,3 +96,82 @@ pub fn lookup<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup
     }
     RawLookup::Missing
 }
+
+/// Checks a document's bytes as [`decode`] reads them, without building anything: `Err` when
+/// decoding would fail, `Ok(true)` when encoding the decoded document gives back exactly these
+/// bytes (no field name twice in one document, array elements named `0`, `1`, ... in order, no
+/// value of the rare kinds that the bson crate's conversion normalizes: binary, regex, code with
+/// scope, DBPointer), `Ok(false)` otherwise. A write that stores documents can keep bytes
+/// that pass (`Ok(true)`) as they are, and must decode and encode the others.
+pub fn check_stored_form(raw: &RawDocument) -> Result<bool, bson::error::Error> {
+    let mut keys: Vec<&str> = Vec::new();
+    let mut same = true;
+    for item in raw {
+        let (k, v) = item?;
+        keys.push(k.as_str());
+        same &= check_value(v)?;
+    }
+    Ok(same && !has_duplicate(&mut keys))
+}
+
+fn check_value(v: RawBsonRef<'_>) -> Result<bool, bson::error::Error> {
+    use RawBsonRef as R;
+    Ok(match v {
+        R::Document(d) => check_stored_form(d)?,
+        R::Array(a) => {
+            let mut same = true;
+            let mut i = 0usize;
+            for el in a.iter_elements() {
+                let el = el?;
+                same &= check_value(el.value()?)? && is_index(el.key().as_str(), i);
+                i += 1;
+            }
+            same
+        }
+        R::Double(_) | R::String(_) | R::Boolean(_) | R::Null | R::Int32(_) | R::Int64(_) | R::DateTime(_) | R::ObjectId(_)
+        | R::Timestamp(_) | R::Decimal128(_) | R::MinKey | R::MaxKey | R::Undefined | R::JavaScriptCode(_) | R::Symbol(_) => true,
+        other => {
+            Bson::try_from(other)?;
+            false
+        }
+    })
+}
+
+/// Whether `k` is the decimal index `i` (an array element's name as the encoder writes it).
+fn is_index(k: &str, i: usize) -> bool {
+    let mut buf = [0u8; 20];
+    let mut n = i;
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    k.as_bytes() == &buf[at..]
+}
+
+/// Whether a name occurs twice (`keys` is reordered).
+fn has_duplicate(keys: &mut [&str]) -> bool {
+    if keys.len() <= 12 {
+        return keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k));
+    }
+    keys.sort_unstable();
+    keys.windows(2).any(|w| w[0] == w[1])
+}
+
+/// A document's top-level elements with where each lies in its bytes (`start..end`: type byte,
+/// name, value), for writers that copy or reorder elements without decoding them.
+pub fn element_spans(raw: &RawDocument) -> Result<Vec<(&str, bson::spec::ElementType, std::ops::Range<usize>)>, bson::error::Error> {
+    let mut out = Vec::new();
+    let mut at = 4;
+    for el in raw.iter_elements() {
+        let el = el?;
+        let end = at + 1 + el.key().as_str().len() + 1 + el.size();
+        out.push((el.key().as_str(), el.element_type(), at..end));
+        at = end;
+    }
+    Ok(out)
+}
