@@ -57,7 +57,7 @@ impl Engine {
     /// Runs one command (a BSON document) and returns the server's reply as BSON: `{ ..., ok: 1 }`
     /// or `{ ok: 0, errmsg, code, codeName }`.
     pub fn command(&mut self, bytes: &[u8]) -> Vec<u8> {
-        reserve_headroom(bytes.len());
+        reserve_headroom(bytes.len(), 4);
         // A command between an import's slices cancels it (the UI sends none: a stray one must
         // not see half an import, nor write where a later cancel would cut).
         self.cancel_import();
@@ -116,7 +116,7 @@ impl Engine {
     #[wasm_bindgen(js_name = importStep)]
     pub fn import_step(&mut self, max_docs: u32, max_bytes: u32) -> Result<JsValue, JsError> {
         let Some(job) = self.import.as_mut() else { return Err(JsError::new("no import is in progress")) };
-        reserve_headroom((max_bytes as usize).min(job.progress().bytes_total as usize));
+        reserve_headroom((max_bytes as usize).min(job.progress().bytes_total as usize), 48);
         Ok(to_js(&job.step(&mut self.db, max_docs as usize, max_bytes as usize)))
     }
 
@@ -163,17 +163,19 @@ impl Engine {
 /// allocator grows the memory by what each allocation lacks (64 KiB pages), and every
 /// `memory.grow` costs the JavaScript engine work that grows with its heap (V8 collects garbage
 /// on growth): one insert of 100 000 small documents took 5 000 steps and 32 s, 4 s once the
-/// memory was there. So, before a command, a block of the headroom it may need (48x its
-/// bytes: a decoded insert, its prepared documents and what is stored take about 40x; at least
-/// an eighth of the memory, so growth is geometric) is allocated and freed at once: when the
+/// memory was there. So, before a command, a block of the headroom it may need (`factor` times
+/// its bytes: 4 for a command, as an insert, whose documents are stored as the bytes they came
+/// in, peaks at 2.5x, see `benches/memory.rs`; 48 for an import's slice, whose documents are
+/// decoded from text; at least an eighth of the memory, so growth is geometric) is allocated
+/// and freed at once: when the
 /// allocator has no free block that large, the memory grows once, by that much, and the
 /// command's allocations come from it. A failed reservation changes nothing.
-fn reserve_headroom(command_bytes: usize) {
+fn reserve_headroom(command_bytes: usize, factor: usize) {
     #[cfg(target_arch = "wasm32")]
     let memory = core::arch::wasm32::memory_size(0).saturating_mul(65_536);
     #[cfg(not(target_arch = "wasm32"))]
     let memory = 0usize;
-    let want = command_bytes.saturating_mul(48).max(memory / 8);
+    let want = command_bytes.saturating_mul(factor).max(memory / 8);
     let mut block: Vec<u8> = Vec::new();
     if block.try_reserve_exact(want).is_ok() {
         // Kept from being optimized away: the point is the allocator's memory, not the block.

@@ -394,7 +394,8 @@ impl Index {
         let mut values: Vec<Bson> = Vec::with_capacity(self.descending.len());
         let mut all_missing = true;
         for field in self.key.keys() {
-            let v = match value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>()) {
+            let found = if field.contains('.') { value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>()) } else { value::raw::lookup(doc, &[field]) };
+            let v = match found {
                 value::raw::RawLookup::Decode => return None,
                 value::raw::RawLookup::Missing => Bson::Null,
                 value::raw::RawLookup::Value(v) => {

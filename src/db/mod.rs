@@ -271,19 +271,20 @@ impl Database {
     /// is decoded (decoding recurses), so the decoded command is not walked a second time.
     pub fn run_command_raw(&mut self, bytes: &[u8]) -> Vec<u8> {
         let raw = bson::RawDocument::from_bytes(bytes).ok();
+        // An insert's documents are not decoded (see `insert::split_raw`, which checks the
+        // nesting limit as it reads them and leaves a command past it to the path below).
+        if let Some((cmd, docs)) = raw.and_then(commands::insert::split_raw) {
+            let result = self.execute(&cmd, Some(docs));
+            let bytes = self.reply_bytes(result);
+            self.swap_back();
+            return bytes;
+        }
         let too_deep = raw.is_some_and(|raw| crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING));
         let result = if too_deep {
             self.refuse(nesting_error())
         } else {
-            // The fast decoder (an insert command carries every document); on bytes it refuses,
-            // the bson crate's reader, whose error the reply names.
-            // An insert's documents are not decoded (see `insert::split_raw`).
-            if let Some((cmd, docs)) = raw.and_then(commands::insert::split_raw) {
-                let result = self.execute(&cmd, Some(docs));
-                let bytes = self.reply_bytes(result);
-                self.swap_back();
-                return bytes;
-            }
+            // The fast decoder; on bytes it refuses, the bson crate's reader, whose error the
+            // reply names.
             match raw.and_then(|raw| crate::value::raw::decode(raw).ok()).map_or_else(|| Document::from_reader(bytes), Ok) {
                 Ok(cmd) => self.execute(&cmd, None),
                 Err(e) => self.refuse(Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}"))),

@@ -58,37 +58,50 @@ pub fn prepare_insert(
     Ok(out)
 }
 
-/// [`prepare_insert`] on a document's bytes (which `value::raw::check_stored_form` passed, so
-/// decoding and encoding them would give them back): the same checks and errors, and the same
-/// document, written as bytes: `None` when the bytes are stored as they are (`_id` first, no
-/// top-level `Timestamp(0, 0)`), else the document with `_id` first (generated with `new_id`
-/// when absent) and each top-level `Timestamp(0, 0)` replaced by `now_ts()`.
+/// The top-level elements of a document's bytes (see `value::raw::element_spans`).
+pub type Spans<'a> = [(&'a str, bson::spec::ElementType, std::ops::Range<usize>)];
+
+/// Whether an element is a `Timestamp(0, 0)` (the server fills those in at the top level).
+pub fn is_zero_timestamp_at(bytes: &[u8], (_, kind, range): &(&str, bson::spec::ElementType, std::ops::Range<usize>)) -> bool {
+    *kind == bson::spec::ElementType::Timestamp && bytes[range.end - 8..range.end].iter().all(|b| *b == 0)
+}
+
+/// [`prepare_insert`] on a document's bytes (`spans`, its top-level elements) which
+/// `value::raw::check_stored_form` found in the stored form and within the storage depth
+/// (so decoding and encoding them would give them back, and the depth check passes): the same
+/// checks and errors, and the same document, written as bytes: `None` when the bytes are stored
+/// as they are (`_id` first, no top-level `Timestamp(0, 0)`), else the document with `_id` first
+/// (generated with `new_id` when absent) and each top-level `Timestamp(0, 0)` replaced by
+/// `now_ts()`.
 pub fn prepare_insert_raw(
     bytes: &[u8],
+    spans: &Spans<'_>,
     new_id: &mut dyn FnMut() -> Bson,
     now_ts: &mut dyn FnMut() -> bson::Timestamp,
 ) -> Result<Option<Vec<u8>>> {
-    let bad = |e: bson::error::Error| Error::new(ErrorKind::InvalidBSON, e.to_string());
-    let raw = bson::RawDocument::from_bytes(bytes).map_err(bad)?;
     let size = bytes.len();
     if size > MAX_USER_SIZE {
         return Err(Error::bad_value(format!(
             "object to insert too large. size in bytes: {size}, max size: {MAX_USER_SIZE}"
         )));
     }
-    check_insert_depth_raw(raw, 1)?;
-    let spans = value::raw::element_spans(raw).map_err(bad)?;
     let id_at = spans.iter().position(|(k, _, _)| *k == "_id");
     if let Some(i) = id_at {
-        let id = raw.get("_id").map_err(bad)?.map(value::raw::decode_value).transpose().map_err(bad)?;
+        let raw = bson::RawDocument::from_bytes(bytes).map_err(|e| Error::new(ErrorKind::InvalidBSON, e.to_string()))?;
+        // The `_id` element read alone: its name's bytes skipped, the value decoded.
+        let id = raw
+            .iter_elements()
+            .nth(i)
+            .and_then(|e| e.ok())
+            .and_then(|e| e.value().ok())
+            .map(value::raw::decode_value)
+            .transpose()
+            .map_err(|e| Error::new(ErrorKind::InvalidBSON, e.to_string()))?;
         if let Some(id) = id {
             valid_id_field(&id)?;
         }
-        debug_assert!(spans[i].0 == "_id");
     }
-    let zero_ts = |(_, t, r): &(&str, bson::spec::ElementType, std::ops::Range<usize>)| {
-        *t == bson::spec::ElementType::Timestamp && bytes[r.end - 8..r.end].iter().all(|b| *b == 0)
-    };
+    let zero_ts = |s: &(&str, bson::spec::ElementType, std::ops::Range<usize>)| is_zero_timestamp_at(bytes, s);
     if id_at == Some(0) && !spans.iter().any(zero_ts) {
         return Ok(None);
     }
@@ -123,44 +136,6 @@ pub fn prepare_insert_raw(
     let len = out.len() as i32;
     out[..4].copy_from_slice(&len.to_le_bytes());
     Ok(Some(out))
-}
-
-/// [`check_insert_depth`] on bytes.
-fn check_insert_depth_raw(doc: &bson::RawDocument, level: usize) -> Result<()> {
-    for item in doc {
-        let (_, v) = item.map_err(|e| Error::new(ErrorKind::InvalidBSON, e.to_string()))?;
-        check_insert_depth_raw_value(v, level)?;
-    }
-    Ok(())
-}
-
-fn check_insert_depth_raw_value(v: bson::RawBsonRef<'_>, level: usize) -> Result<()> {
-    let bad = |e: bson::error::Error| Error::new(ErrorKind::InvalidBSON, e.to_string());
-    // An empty document or array is 5 bytes.
-    let non_empty = match v {
-        bson::RawBsonRef::Document(d) => d.as_bytes().len() > 5,
-        bson::RawBsonRef::Array(a) => a.as_bytes().len() > 5,
-        _ => return Ok(()),
-    };
-    if !non_empty {
-        return Ok(());
-    }
-    if level == MAX_DEPTH {
-        return Err(Error::new(
-            ErrorKind::Overflow,
-            format!("cannot insert document because it exceeds {MAX_DEPTH} levels of nesting"),
-        ));
-    }
-    match v {
-        bson::RawBsonRef::Document(d) => check_insert_depth_raw(d, level + 1),
-        bson::RawBsonRef::Array(a) => {
-            for x in a {
-                check_insert_depth_raw_value(x.map_err(bad)?, level + 1)?;
-            }
-            Ok(())
-        }
-        _ => Ok(()),
-    }
 }
 
 fn is_zero_timestamp(v: &Bson) -> bool {

@@ -223,3 +223,26 @@ fn reports_are_bounded_and_counted() {
     db.run_command(&doc! {"ping": 1});
     assert_eq!((db.last_write_count(), db.last_write_report().len()), (0, 0));
 }
+
+/// The nesting limits around their edges: the storage depth (100 levels, a write error of the
+/// document) and the command's (200 levels, the command refused before it runs), on bytes as on
+/// the decoded command.
+#[test]
+fn nesting_limits_as_on_the_decoded_command() {
+    let nested = |levels: usize| (0..levels).fold(Bson::Int32(1), |inner, i| if i % 2 == 0 { Bson::Document(doc! {"x": inner}) } else { Bson::Array(vec![inner]) });
+    for levels in (96..=102).chain(194..=202) {
+        let cmd = doc! {"insert": "c", "documents": [{"_id": 1, "a": nested(levels)}, {"_id": 2}], "ordered": false};
+        let bytes = cmd.to_vec().unwrap();
+        let mut raw = fresh();
+        let mut dec = fresh();
+        let a = Document::from_reader(raw.run_command_raw(&bytes).as_slice()).unwrap();
+        let b = dec.run_command(&cmd);
+        assert_eq!(a, b, "{levels} levels");
+        assert_eq!(raw.snapshot(), dec.snapshot(), "{levels} levels");
+        let expect_n = if levels < 100 { 2 } else if levels + 1 >= 200 { -1 } else { 1 };
+        match expect_n {
+            -1 => assert_eq!(a.get_i32("code").ok(), Some(15), "{levels}: {a}"),
+            n => assert_eq!(a.get_i32("n").ok(), Some(n), "{levels}: {a}"),
+        }
+    }
+}

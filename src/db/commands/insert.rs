@@ -66,10 +66,18 @@ pub(crate) fn split_raw(raw: &RawDocument) -> Option<(Document, Vec<Option<RawDo
             list = Some(v.as_array()?);
         }
     }
+    let max = crate::value::MAX_NESTING;
     let mut docs = Vec::new();
     for v in list? {
         let d = v.ok()?.as_document()?;
-        let canonical = crate::value::raw::check_stored_form(d).ok()?;
+        let form = crate::value::raw::check_stored_form(d, max).ok()?;
+        // The command's nesting limit (the document's fields are two levels down in it): a
+        // command past it is refused before it runs, by the caller.
+        if form.depth + 1 >= max {
+            return None;
+        }
+        // A document past the storage depth fails on the decoded path, with its error.
+        let canonical = form.same && form.filled_depth < super::super::validate::MAX_DEPTH;
         docs.push(Some((d.as_bytes().to_vec(), canonical)));
     }
     let mut cmd = Document::new();
@@ -78,6 +86,9 @@ pub(crate) fn split_raw(raw: &RawDocument) -> Option<(Document, Vec<Option<RawDo
         if k.as_str() == "documents" {
             cmd.insert("documents", Bson::Array(Vec::new()));
         } else {
+            if crate::value::raw_value_nests_deeper_than(v, max) {
+                return None;
+            }
             cmd.insert(k.as_str(), crate::value::raw::decode_value(v).ok()?);
         }
     }

@@ -396,22 +396,15 @@ pub(crate) fn insert_prepared_raw(db: &mut Database, dbname: &str, coll: &str, b
 }
 
 /// [`prepare_insert`] of a document given as bytes that `value::raw::check_stored_form`
-/// passed: the same ObjectIds and timestamps drawn, the same checks; the prepared document's
-/// bytes (`bytes` itself when it needs no change).
+/// found in the stored form and within the storage depth: the same ObjectIds and timestamps
+/// drawn, the same checks; the prepared document's bytes (`bytes` itself when it needs no
+/// change).
 pub(crate) fn prepare_insert_raw(db: &mut Database, bytes: Vec<u8>) -> Result<Vec<u8>> {
     let bad = |e: bson::error::Error| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string());
     let raw = bson::RawDocument::from_bytes(&bytes).map_err(bad)?;
-    let mut needs_id = true;
-    let mut zero_ts = 0;
-    for item in raw {
-        let (k, v) = item.map_err(bad)?;
-        if k.as_str() == "_id" {
-            needs_id = false;
-        }
-        if matches!(v, bson::RawBsonRef::Timestamp(t) if t.time == 0 && t.increment == 0) {
-            zero_ts += 1;
-        }
-    }
+    let spans = value::raw::element_spans(raw).map_err(bad)?;
+    let needs_id = !spans.iter().any(|(k, _, _)| *k == "_id");
+    let zero_ts = spans.iter().filter(|s| validate::is_zero_timestamp_at(&bytes, s)).count();
     let mut ids: Vec<Bson> = Vec::new();
     let mut tss: Vec<bson::Timestamp> = Vec::new();
     if needs_id {
@@ -424,9 +417,11 @@ pub(crate) fn prepare_insert_raw(db: &mut Database, bytes: Vec<u8>) -> Result<Ve
     let mut tss = tss.into_iter();
     let out = validate::prepare_insert_raw(
         &bytes,
+        &spans,
         &mut || ids.next().unwrap_or(Bson::Null),
         &mut || tss.next().unwrap_or(bson::Timestamp { time: 0, increment: 0 }),
     )?;
+    drop(spans);
     Ok(out.unwrap_or(bytes))
 }
 
