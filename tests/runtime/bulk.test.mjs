@@ -38,11 +38,14 @@ test('bulk: documents past 16 MiB go into the next command; errors name the stat
     const big = 'y'.repeat(3 * 1024 * 1024);
     const docs = [];
     for (let i = 0; i < 7; i++) docs.push({ _id: i % 6, big });
-    try { db.d.insertMany(docs); } catch (e) { print(e.name, e.writeErrors.map((w) => w.index + ':' + w.code).join(','), e.result.insertedCount); }
+    try { db.d.insertMany(docs); } catch (e) {
+      print(e.name, e.writeErrors.map((w) => w.index + ':' + w.code).join(','), e.result.insertedCount);
+      print(e.writeErrors[0].getOperation()._id, Object.keys(e.insertedIds).join(','), e.result.result.insertedIds.length);
+    }
     try { db.e.insertMany(docs, { ordered: false }); } catch (e) { print(e.name, e.writeErrors.map((w) => w.index + ':' + w.code).join(','), e.result.insertedCount); }
     print(db.d.countDocuments(), db.e.countDocuments());
   `);
-  assert.deepEqual(printed, ['MongoBulkWriteError 6:11000 6', 'MongoBulkWriteError 6:11000 6', '6 6']);
+  assert.deepEqual(printed, ['MongoBulkWriteError 6:11000 6', '0 0,1,2,3,4,5 7', 'MongoBulkWriteError 6:11000 6', '6 6']);
   // 16 MiB holds five documents of 3 MiB: commands of 5 and 2 documents, in each collection.
   const counts = Array.from(writes, (w) => BSON.deserialize(w.bson).documents.length);
   assert.deepEqual(counts, [5, 1, 5, 1]);
