@@ -150,9 +150,9 @@ impl Engine {
         to_js(&self.db.last_cost())
     }
 
-    /// What the last command wrote, one entry per document:
-    /// `[{ collection, id, beforeSize, afterSize, changedPaths, op }]` (see `db::WriteReport`;
-    /// `id` in relaxed extended JSON, e.g. `{ $oid: "…" }`).
+    /// What the last command wrote, one entry per document, for its first 1 000 documents
+    /// (`db::MAX_WRITE_REPORTS`): `[{ collection, id, beforeSize, afterSize, changedPaths, op }]`
+    /// (see `db::WriteReport`; `id` in relaxed extended JSON, e.g. `{ $oid: "…" }`).
     #[wasm_bindgen(js_name = lastWriteReport)]
     pub fn last_write_report(&self) -> JsValue {
         to_js(self.db.last_write_report())
@@ -182,6 +182,86 @@ fn reserve_headroom(command_bytes: usize, factor: usize) {
         std::hint::black_box(&mut block);
     }
 }
+
+/// The engine's allocator in WebAssembly: the standard one (dlmalloc), which grows the memory by
+/// what each allocation lacks, made to grow it geometrically: whenever an allocation grew the
+/// memory, a block of a quarter of the memory is allocated and freed at once, so the allocations
+/// that follow come from it and the memory grows in O(log n) steps rather than in as many steps
+/// as the work needs pages. Each `memory.grow` costs the browser a garbage collection of the
+/// page's JavaScript heap: a `$sort` of a million documents that grew the memory page by page
+/// spent two minutes in the collector. [`reserve_headroom`] sizes the first step of a command.
+#[cfg(target_arch = "wasm32")]
+mod geometric {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    pub struct Geometric;
+
+    /// Set while the reservation runs (its own allocation must not start another).
+    static RESERVING: AtomicBool = AtomicBool::new(false);
+
+    fn pages() -> usize {
+        core::arch::wasm32::memory_size(0)
+    }
+
+    /// Allocates and frees a quarter of the memory (when it can: a failed reservation changes
+    /// nothing).
+    fn reserve() {
+        if RESERVING.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let want = pages().saturating_mul(65_536) / 4;
+        if let Ok(layout) = Layout::from_size_align(want, 8) {
+            // SAFETY: a non-zero-sized layout, freed with the same layout right away.
+            unsafe {
+                let p = System.alloc(layout);
+                if !p.is_null() {
+                    System.dealloc(p, layout);
+                }
+            }
+        }
+        RESERVING.store(false, Ordering::Relaxed);
+    }
+
+    // SAFETY: every call is passed on to the standard allocator unchanged; `reserve` only adds
+    // an allocation freed at once.
+    unsafe impl GlobalAlloc for Geometric {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let before = pages();
+            let p = System.alloc(layout);
+            if pages() != before {
+                reserve();
+            }
+            p
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            let before = pages();
+            let p = System.alloc_zeroed(layout);
+            if pages() != before {
+                reserve();
+            }
+            p
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            System.dealloc(ptr, layout)
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let before = pages();
+            let p = System.realloc(ptr, layout, new_size);
+            if pages() != before {
+                reserve();
+            }
+            p
+        }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: geometric::Geometric = geometric::Geometric;
 
 fn js_now() -> i64 {
     js_sys::Date::now() as i64

@@ -350,17 +350,24 @@ impl Collection {
     fn insert_record(&mut self, rec: Record, doc: Option<&Document>) -> Result<u64> {
         let rid = self.next_rid;
         let raw = rec.raw()?;
-        let mut keys: Vec<Option<Vec<u8>>> = Vec::with_capacity(self.indexes.len());
+        // Every index's key, back to back in one buffer (`ends`: where each ends; `None` for a
+        // sparse index that leaves the document out).
+        let mut buf: Vec<u8> = Vec::with_capacity(32 * self.indexes.len());
+        let mut ends: Vec<Option<usize>> = Vec::with_capacity(self.indexes.len());
         for ix in &self.indexes {
-            let Some(key) = ix.raw_key(raw) else { break };
-            if let Some(k) = &key {
-                if (ix.unique || ix.is_id()) && ix.entries().first_rid(k).is_some() {
-                    break;
+            let start = buf.len();
+            match ix.raw_key_into(raw, &mut buf) {
+                None => break,
+                Some(false) => ends.push(None),
+                Some(true) => {
+                    if (ix.unique || ix.is_id()) && ix.entries().first_rid(&buf[start..]).is_some() {
+                        break;
+                    }
+                    ends.push(Some(buf.len()));
                 }
             }
-            keys.push(key);
         }
-        if keys.len() < self.indexes.len() {
+        if ends.len() < self.indexes.len() {
             let decoded;
             let doc = match doc {
                 Some(d) => d,
@@ -376,9 +383,11 @@ impl Collection {
         } else {
             self.next_rid += 1;
             self.note(rid);
-            for (ix, key) in self.indexes.iter_mut().zip(keys) {
-                if let Some(k) = key {
-                    ix.add_key(&k, rid);
+            let mut start = 0;
+            for (ix, end) in self.indexes.iter_mut().zip(ends) {
+                if let Some(end) = end {
+                    ix.add_key(&buf[start..end], rid);
+                    start = end;
                 }
             }
         }

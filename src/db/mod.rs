@@ -5,8 +5,8 @@
 //! the server's reply document; the commands live in `commands/`, one file per command family,
 //! with one registry that also produces `no such command`.
 //!
-//! Every write records a [`WriteReport`] per document (paths changed, BSON sizes before and after)
-//! for the UI: see [`Database::last_write_report`].
+//! Every write records a [`WriteReport`] per document (paths changed, BSON sizes before and after),
+//! the first [`MAX_WRITE_REPORTS`] of a command kept: see [`Database::last_write_report`].
 
 mod args;
 mod collection;

@@ -58,15 +58,12 @@ pub fn prepare_insert(
     Ok(out)
 }
 
-/// The top-level elements of a document's bytes (see `value::raw::element_spans`).
-pub type Spans<'a> = [(&'a str, bson::spec::ElementType, std::ops::Range<usize>)];
-
 /// Whether an element is a `Timestamp(0, 0)` (the server fills those in at the top level).
 pub fn is_zero_timestamp_at(bytes: &[u8], (_, kind, range): &(&str, bson::spec::ElementType, std::ops::Range<usize>)) -> bool {
     *kind == bson::spec::ElementType::Timestamp && bytes[range.end - 8..range.end].iter().all(|b| *b == 0)
 }
 
-/// [`prepare_insert`] on a document's bytes (`spans`, its top-level elements) which
+/// [`prepare_insert`] on a document's bytes which
 /// `value::raw::check_stored_form` found in the stored form and within the storage depth
 /// (so decoding and encoding them would give them back, and the depth check passes): the same
 /// checks and errors, and the same document, written as bytes: `None` when the bytes are stored
@@ -75,36 +72,35 @@ pub fn is_zero_timestamp_at(bytes: &[u8], (_, kind, range): &(&str, bson::spec::
 /// `now_ts()`.
 pub fn prepare_insert_raw(
     bytes: &[u8],
-    spans: &Spans<'_>,
     new_id: &mut dyn FnMut() -> Bson,
     now_ts: &mut dyn FnMut() -> bson::Timestamp,
 ) -> Result<Option<Vec<u8>>> {
+    let bad = |e: bson::error::Error| Error::new(ErrorKind::InvalidBSON, e.to_string());
     let size = bytes.len();
     if size > MAX_USER_SIZE {
         return Err(Error::bad_value(format!(
             "object to insert too large. size in bytes: {size}, max size: {MAX_USER_SIZE}"
         )));
     }
-    let id_at = spans.iter().position(|(k, _, _)| *k == "_id");
-    if let Some(i) = id_at {
-        let raw = bson::RawDocument::from_bytes(bytes).map_err(|e| Error::new(ErrorKind::InvalidBSON, e.to_string()))?;
-        // The `_id` element read alone: its name's bytes skipped, the value decoded.
-        let id = raw
-            .iter_elements()
-            .nth(i)
-            .and_then(|e| e.ok())
-            .and_then(|e| e.value().ok())
-            .map(value::raw::decode_value)
-            .transpose()
-            .map_err(|e| Error::new(ErrorKind::InvalidBSON, e.to_string()))?;
-        if let Some(id) = id {
-            valid_id_field(&id)?;
+    let raw = bson::RawDocument::from_bytes(bytes).map_err(bad)?;
+    // One pass without allocating: where `_id` is (checked as `prepare_insert` checks it) and
+    // whether a top-level `Timestamp(0, 0)` needs filling.
+    let mut id_at = None;
+    let mut zero_ts = false;
+    for (i, el) in raw.iter_elements().enumerate() {
+        let el = el.map_err(bad)?;
+        if id_at.is_none() && el.key().as_str() == "_id" {
+            id_at = Some(i);
+            valid_id_field(&value::raw::decode_value(el.value().map_err(bad)?).map_err(bad)?)?;
         }
+        zero_ts |= el.element_type() == bson::spec::ElementType::Timestamp
+            && matches!(el.value(), Ok(bson::RawBsonRef::Timestamp(t)) if t.time == 0 && t.increment == 0);
     }
-    let zero_ts = |s: &(&str, bson::spec::ElementType, std::ops::Range<usize>)| is_zero_timestamp_at(bytes, s);
-    if id_at == Some(0) && !spans.iter().any(zero_ts) {
+    if id_at == Some(0) && !zero_ts {
         return Ok(None);
     }
+    let spans = value::raw::element_spans(raw).map_err(bad)?;
+    let zero_ts = |s: &(&str, bson::spec::ElementType, std::ops::Range<usize>)| is_zero_timestamp_at(bytes, s);
     let mut out = Vec::with_capacity(size + 20);
     out.extend_from_slice(&[0; 4]);
     match id_at {

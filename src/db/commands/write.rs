@@ -402,9 +402,15 @@ pub(crate) fn insert_prepared_raw(db: &mut Database, dbname: &str, coll: &str, b
 pub(crate) fn prepare_insert_raw(db: &mut Database, bytes: Vec<u8>) -> Result<Vec<u8>> {
     let bad = |e: bson::error::Error| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string());
     let raw = bson::RawDocument::from_bytes(&bytes).map_err(bad)?;
-    let spans = value::raw::element_spans(raw).map_err(bad)?;
-    let needs_id = !spans.iter().any(|(k, _, _)| *k == "_id");
-    let zero_ts = spans.iter().filter(|s| validate::is_zero_timestamp_at(&bytes, s)).count();
+    let mut needs_id = true;
+    let mut zero_ts = 0;
+    for el in raw.iter_elements() {
+        let el = el.map_err(bad)?;
+        needs_id &= el.key().as_str() != "_id";
+        if el.element_type() == bson::spec::ElementType::Timestamp && matches!(el.value(), Ok(bson::RawBsonRef::Timestamp(t)) if t.time == 0 && t.increment == 0) {
+            zero_ts += 1;
+        }
+    }
     let mut ids: Vec<Bson> = Vec::new();
     let mut tss: Vec<bson::Timestamp> = Vec::new();
     if needs_id {
@@ -417,11 +423,9 @@ pub(crate) fn prepare_insert_raw(db: &mut Database, bytes: Vec<u8>) -> Result<Ve
     let mut tss = tss.into_iter();
     let out = validate::prepare_insert_raw(
         &bytes,
-        &spans,
         &mut || ids.next().unwrap_or(Bson::Null),
         &mut || tss.next().unwrap_or(bson::Timestamp { time: 0, increment: 0 }),
     )?;
-    drop(spans);
     Ok(out.unwrap_or(bytes))
 }
 
