@@ -5,7 +5,8 @@
 //! against the documents' BSON bytes (target: at most 2x, plus at most 1.5x the key bytes per
 //! index).
 //!
-//! `SCALE_SIZES=10000,100000` (environment) picks the sizes; the default is all three (under
+//! `SCALE_SIZES=10000,100000` (environment) picks the sizes (`SCALE_ONLY_INSERT=1`: the insert row
+//! alone; `SCALE_ONLY_DELETE=1`: the insert and the delete of half); the default is all three (under
 //! `cargo test --all-targets`, a smoke run at 1 000 and 2 000).
 
 mod counting_alloc;
@@ -130,6 +131,12 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     };
     push("insert (batches of 100 000)", t);
     if std::env::var("SCALE_ONLY_INSERT").is_ok() {
+        return (per(held), per(bson_bytes), 0.0, 1.0);
+    }
+    if std::env::var("SCALE_ONLY_DELETE").is_ok() {
+        // The insert, then the delete of half the documents alone (with the `_id` index only).
+        let (t, _) = time(|| run(&mut db, &doc! {"delete": "r", "deletes": [{"q": {"v": {"$lt": 50}}, "limit": 0}]}));
+        push("deleteMany (half)", t);
         return (per(held), per(bson_bytes), 0.0, 1.0);
     }
 

@@ -451,12 +451,44 @@ impl Collection {
     /// Removes record `rid`, returning its document (`None` when there is no such record).
     pub fn remove(&mut self, rid: u64) -> Result<Option<Document>> {
         let Some(old) = self.records.get(&rid) else { return Ok(None) };
-        let (doc, size) = (old.doc()?, old.size());
-        self.note(rid);
-        self.data_size -= size;
-        self.records.remove(&rid);
-        self.index_remove(&doc, rid);
+        let doc = old.doc()?;
+        self.remove_record(rid)?;
         Ok(Some(doc))
+    }
+
+    /// Removes record `rid`, returning it (`None` when there is no such record). Each index's
+    /// key is read from the stored bytes when no array lies along its paths (see
+    /// [`Collection::insert_bytes`]); the document is decoded only for an index that needs the
+    /// general key generator. Fails (changing nothing) only on a record that does not decode.
+    pub fn remove_record(&mut self, rid: u64) -> Result<Option<Record>> {
+        let Some(old) = self.records.get(&rid) else { return Ok(None) };
+        let raw = old.raw()?;
+        let mut buf: Vec<u8> = Vec::with_capacity(32 * self.indexes.len());
+        let mut ends: Vec<Option<usize>> = Vec::with_capacity(self.indexes.len());
+        for ix in &self.indexes {
+            match ix.raw_key_into(raw, &mut buf) {
+                None => break,
+                Some(false) => ends.push(None),
+                Some(true) => ends.push(Some(buf.len())),
+            }
+        }
+        let doc = if ends.len() < self.indexes.len() { Some(old.doc()?) } else { None };
+        self.note(rid);
+        let Some(rec) = self.records.remove(&rid) else { return Ok(None) };
+        self.data_size -= rec.size();
+        match doc {
+            Some(doc) => self.index_remove(&doc, rid),
+            None => {
+                let mut start = 0;
+                for (ix, end) in self.indexes.iter_mut().zip(ends) {
+                    if let Some(end) = end {
+                        ix.remove_key(&buf[start..end], rid);
+                        start = end;
+                    }
+                }
+            }
+        }
+        Ok(Some(rec))
     }
 
     /// Removes every document (indexes stay).

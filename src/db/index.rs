@@ -419,6 +419,11 @@ impl Index {
         Some(true)
     }
 
+    /// Forgets key `key` (from [`Index::raw_key_into`]) for record `rid`.
+    pub fn remove_key(&mut self, key: &[u8], rid: u64) {
+        self.entries.remove(key, rid);
+    }
+
     /// Records key `key` (from [`Index::raw_key_into`]) for record `rid`.
     pub fn add_key(&mut self, key: &[u8], rid: u64) {
         self.entries.insert(key, rid);

@@ -333,20 +333,28 @@ pub(crate) fn delete_statement(
     };
     let mut removed = Removed::default();
     for (rid, _) in targets {
+        // The document is decoded only when someone reads it: the one a single delete returns,
+        // and the reports kept (`Database::report`); the removal reads the index keys from the
+        // stored bytes.
+        let wants_report = db.wants_report();
         let Some(c) = db.collection_mut(dbname, coll) else { break };
-        if let Some(doc) = c.remove(rid)? {
-            let size = value::bson_size(&doc);
+        let doc = match c.get(rid) {
+            Some(r) if just_one || wants_report => Some(r.doc()?),
+            _ => None,
+        };
+        if let Some(rec) = c.remove_record(rid)? {
+            let size = rec.size();
             db.report(|| WriteReport {
                 collection: coll.to_string(),
-                id: exec::id_of(&doc),
+                id: doc.as_ref().map(exec::id_of).unwrap_or(Bson::Null),
                 before_size: Some(size),
                 after_size: None,
-                changed_paths: doc.keys().cloned().collect(),
+                changed_paths: doc.as_ref().map(|d| d.keys().cloned().collect()).unwrap_or_default(),
                 op: WriteOp::Delete,
             });
             removed.n += 1;
             if just_one {
-                removed.first = Some(doc);
+                removed.first = doc;
             }
         }
     }
