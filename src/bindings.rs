@@ -60,7 +60,7 @@ impl Engine {
     /// Runs one command (a BSON document) and returns the server's reply as BSON: `{ ..., ok: 1 }`
     /// or `{ ok: 0, errmsg, code, codeName }`.
     pub fn command(&mut self, bytes: &[u8]) -> Vec<u8> {
-        reserve_headroom(bytes.len());
+        reserve_headroom(bytes.len(), 4);
         // A command between an import's slices cancels it (the UI sends none: a stray one must
         // not see half an import, nor write where a later cancel would cut).
         self.cancel_import();
@@ -119,7 +119,7 @@ impl Engine {
     #[wasm_bindgen(js_name = importStep)]
     pub fn import_step(&mut self, max_docs: u32, max_bytes: u32) -> Result<JsValue, JsError> {
         let Some(job) = self.import.as_mut() else { return Err(JsError::new("no import is in progress")) };
-        reserve_headroom((max_bytes as usize).min(job.progress().bytes_total as usize));
+        reserve_headroom((max_bytes as usize).min(job.progress().bytes_total as usize), 48);
         Ok(to_js(&job.step(&mut self.db, max_docs as usize, max_bytes as usize)))
     }
 
@@ -153,9 +153,9 @@ impl Engine {
         to_js(&self.db.last_cost())
     }
 
-    /// What the last command wrote, one entry per document:
-    /// `[{ collection, id, beforeSize, afterSize, changedPaths, op }]` (see `db::WriteReport`;
-    /// `id` in relaxed extended JSON, e.g. `{ $oid: "…" }`).
+    /// What the last command wrote, one entry per document, for its first 1 000 documents
+    /// (`db::MAX_WRITE_REPORTS`): `[{ collection, id, beforeSize, afterSize, changedPaths, op }]`
+    /// (see `db::WriteReport`; `id` in relaxed extended JSON, e.g. `{ $oid: "…" }`).
     #[wasm_bindgen(js_name = lastWriteReport)]
     pub fn last_write_report(&self) -> JsValue {
         to_js(self.db.last_write_report())
@@ -166,23 +166,105 @@ impl Engine {
 /// allocator grows the memory by what each allocation lacks (64 KiB pages), and every
 /// `memory.grow` costs the JavaScript engine work that grows with its heap (V8 collects garbage
 /// on growth): one insert of 100 000 small documents took 5 000 steps and 32 s, 4 s once the
-/// memory was there. So, before a command, a block of the headroom it may need (48x its
-/// bytes: a decoded insert, its prepared documents and what is stored take about 40x; at least
-/// an eighth of the memory, so growth is geometric) is allocated and freed at once: when the
+/// memory was there. So, before a command, a block of the headroom it may need (`factor` times
+/// its bytes: 4 for a command, as an insert, whose documents are stored as the bytes they came
+/// in, peaks at 2.5x, see `benches/memory.rs`; 48 for an import's slice, whose documents are
+/// decoded from text; at least an eighth of the memory, so growth is geometric) is allocated
+/// and freed at once: when the
 /// allocator has no free block that large, the memory grows once, by that much, and the
 /// command's allocations come from it. A failed reservation changes nothing.
-fn reserve_headroom(command_bytes: usize) {
+fn reserve_headroom(command_bytes: usize, factor: usize) {
     #[cfg(target_arch = "wasm32")]
     let memory = core::arch::wasm32::memory_size(0).saturating_mul(65_536);
     #[cfg(not(target_arch = "wasm32"))]
     let memory = 0usize;
-    let want = command_bytes.saturating_mul(48).max(memory / 8);
+    let want = command_bytes.saturating_mul(factor).max(memory / 8);
     let mut block: Vec<u8> = Vec::new();
     if block.try_reserve_exact(want).is_ok() {
         // Kept from being optimized away: the point is the allocator's memory, not the block.
         std::hint::black_box(&mut block);
     }
 }
+
+/// The engine's allocator in WebAssembly: the standard one (dlmalloc), which grows the memory by
+/// what each allocation lacks, made to grow it geometrically: whenever an allocation grew the
+/// memory, a block of a quarter of the memory is allocated and freed at once, so the allocations
+/// that follow come from it and the memory grows in O(log n) steps rather than in as many steps
+/// as the work needs pages. Each `memory.grow` costs the browser a garbage collection of the
+/// page's JavaScript heap: a `$sort` of a million documents that grew the memory page by page
+/// spent two minutes in the collector. [`reserve_headroom`] sizes the first step of a command.
+#[cfg(target_arch = "wasm32")]
+mod geometric {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    pub struct Geometric;
+
+    /// Set while the reservation runs (its own allocation must not start another).
+    static RESERVING: AtomicBool = AtomicBool::new(false);
+
+    fn pages() -> usize {
+        core::arch::wasm32::memory_size(0)
+    }
+
+    /// Allocates and frees a quarter of the memory (when it can: a failed reservation changes
+    /// nothing).
+    fn reserve() {
+        if RESERVING.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let want = pages().saturating_mul(65_536) / 4;
+        if let Ok(layout) = Layout::from_size_align(want, 8) {
+            // SAFETY: a non-zero-sized layout, freed with the same layout right away.
+            unsafe {
+                let p = System.alloc(layout);
+                if !p.is_null() {
+                    System.dealloc(p, layout);
+                }
+            }
+        }
+        RESERVING.store(false, Ordering::Relaxed);
+    }
+
+    // SAFETY: every call is passed on to the standard allocator unchanged; `reserve` only adds
+    // an allocation freed at once.
+    unsafe impl GlobalAlloc for Geometric {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let before = pages();
+            let p = System.alloc(layout);
+            if pages() != before {
+                reserve();
+            }
+            p
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            let before = pages();
+            let p = System.alloc_zeroed(layout);
+            if pages() != before {
+                reserve();
+            }
+            p
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            System.dealloc(ptr, layout)
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let before = pages();
+            let p = System.realloc(ptr, layout, new_size);
+            if pages() != before {
+                reserve();
+            }
+            p
+        }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: geometric::Geometric = geometric::Geometric;
 
 fn js_now() -> i64 {
     js_sys::Date::now() as i64

@@ -333,12 +333,64 @@ impl Collection {
 
     /// Inserts a prepared document (its `_id` first) after the checks; returns its record id.
     pub fn insert(&mut self, doc: Document) -> Result<u64> {
-        let rid = self.next_rid;
-        self.check_write(&doc, rid)?;
         let rec = Record::encode(&doc)?;
-        self.next_rid += 1;
-        self.note(rid);
-        self.index_add(&doc, rid);
+        self.insert_record(rec, Some(&doc))
+    }
+
+    /// [`Collection::insert`] of a prepared document given as the bytes encoding it gives (see
+    /// `value::raw::check_stored_form`): the bytes become the record as they are.
+    pub fn insert_bytes(&mut self, bytes: Vec<u8>) -> Result<u64> {
+        self.insert_record(Record { bytes: bytes.into_boxed_slice() }, None)
+    }
+
+    /// Stores `rec` (decoded: `doc`, when the caller has it) as a new record after the checks.
+    /// Each index's key is read from the bytes when no array lies along its paths (one key, no
+    /// decoding); otherwise, or when a unique key is taken (for the error's wording), the
+    /// document is decoded and goes through the general key generator and checks.
+    fn insert_record(&mut self, rec: Record, doc: Option<&Document>) -> Result<u64> {
+        let rid = self.next_rid;
+        let raw = rec.raw()?;
+        // Every index's key, back to back in one buffer (`ends`: where each ends; `None` for a
+        // sparse index that leaves the document out).
+        let mut buf: Vec<u8> = Vec::with_capacity(32 * self.indexes.len());
+        let mut ends: Vec<Option<usize>> = Vec::with_capacity(self.indexes.len());
+        for ix in &self.indexes {
+            let start = buf.len();
+            match ix.raw_key_into(raw, &mut buf) {
+                None => break,
+                Some(false) => ends.push(None),
+                Some(true) => {
+                    if (ix.unique || ix.is_id()) && ix.entries().first_rid(&buf[start..]).is_some() {
+                        break;
+                    }
+                    ends.push(Some(buf.len()));
+                }
+            }
+        }
+        if ends.len() < self.indexes.len() {
+            let decoded;
+            let doc = match doc {
+                Some(d) => d,
+                None => {
+                    decoded = rec.doc()?;
+                    &decoded
+                }
+            };
+            self.check_write(doc, rid)?;
+            self.next_rid += 1;
+            self.note(rid);
+            self.index_add(doc, rid);
+        } else {
+            self.next_rid += 1;
+            self.note(rid);
+            let mut start = 0;
+            for (ix, end) in self.indexes.iter_mut().zip(ends) {
+                if let Some(end) = end {
+                    ix.add_key(&buf[start..end], rid);
+                    start = end;
+                }
+            }
+        }
         self.data_size += rec.size();
         self.records.insert(rid, rec);
         Ok(rid)
@@ -399,12 +451,44 @@ impl Collection {
     /// Removes record `rid`, returning its document (`None` when there is no such record).
     pub fn remove(&mut self, rid: u64) -> Result<Option<Document>> {
         let Some(old) = self.records.get(&rid) else { return Ok(None) };
-        let (doc, size) = (old.doc()?, old.size());
-        self.note(rid);
-        self.data_size -= size;
-        self.records.remove(&rid);
-        self.index_remove(&doc, rid);
+        let doc = old.doc()?;
+        self.remove_record(rid)?;
         Ok(Some(doc))
+    }
+
+    /// Removes record `rid`, returning it (`None` when there is no such record). Each index's
+    /// key is read from the stored bytes when no array lies along its paths (see
+    /// [`Collection::insert_bytes`]); the document is decoded only for an index that needs the
+    /// general key generator. Fails (changing nothing) only on a record that does not decode.
+    pub fn remove_record(&mut self, rid: u64) -> Result<Option<Record>> {
+        let Some(old) = self.records.get(&rid) else { return Ok(None) };
+        let raw = old.raw()?;
+        let mut buf: Vec<u8> = Vec::with_capacity(32 * self.indexes.len());
+        let mut ends: Vec<Option<usize>> = Vec::with_capacity(self.indexes.len());
+        for ix in &self.indexes {
+            match ix.raw_key_into(raw, &mut buf) {
+                None => break,
+                Some(false) => ends.push(None),
+                Some(true) => ends.push(Some(buf.len())),
+            }
+        }
+        let doc = if ends.len() < self.indexes.len() { Some(old.doc()?) } else { None };
+        self.note(rid);
+        let Some(rec) = self.records.remove(&rid) else { return Ok(None) };
+        self.data_size -= rec.size();
+        match doc {
+            Some(doc) => self.index_remove(&doc, rid),
+            None => {
+                let mut start = 0;
+                for (ix, end) in self.indexes.iter_mut().zip(ends) {
+                    if let Some(end) = end {
+                        ix.remove_key(&buf[start..end], rid);
+                        start = end;
+                    }
+                }
+            }
+        }
+        Ok(Some(rec))
     }
 
     /// Removes every document (indexes stay).

@@ -383,6 +383,52 @@ impl Index {
         Some(if self.sparse && all_missing { None } else { Some(key) })
     }
 
+    /// [`Index::scalar_key`] read from a document's bytes, appended to `out` encoded as the
+    /// index orders it: `None` when the general key generator must decide (a partial or
+    /// wildcard index, an array along a key path, bytes that do not read), `Some(false)` when a
+    /// sparse index leaves the document out, `Some(true)` when its one key was appended.
+    pub fn raw_key_into(&self, doc: &bson::RawDocument, out: &mut Vec<u8>) -> Option<bool> {
+        if self.partial.is_some() || self.wildcard.is_some() {
+            return None;
+        }
+        let start = out.len();
+        let mut all_missing = true;
+        for (i, field) in self.key.keys().enumerate() {
+            let found = if field.contains('.') { value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>()) } else { value::raw::lookup(doc, &[field]) };
+            let v = match found {
+                value::raw::RawLookup::Decode => None,
+                value::raw::RawLookup::Missing => Some(Bson::Null),
+                value::raw::RawLookup::Value(v) => {
+                    all_missing = false;
+                    value::raw::decode_value(v).ok()
+                }
+            };
+            let Some(v) = v else {
+                out.truncate(start);
+                return None;
+            };
+            // As [`Index::key_of_values`]: the first `descending.len()` fields make the key.
+            if let Some(desc) = self.descending.get(i) {
+                keystring::append_dir(&v, *desc, out);
+            }
+        }
+        if self.sparse && all_missing {
+            out.truncate(start);
+            return Some(false);
+        }
+        Some(true)
+    }
+
+    /// Forgets key `key` (from [`Index::raw_key_into`]) for record `rid`.
+    pub fn remove_key(&mut self, key: &[u8], rid: u64) {
+        self.entries.remove(key, rid);
+    }
+
+    /// Records key `key` (from [`Index::raw_key_into`]) for record `rid`.
+    pub fn add_key(&mut self, key: &[u8], rid: u64) {
+        self.entries.insert(key, rid);
+    }
+
     /// The distinct keys `doc` has in this index (see [`Index::keys_with_multikey`]).
     pub fn keys_of(&self, doc: &Document) -> Result<Option<Vec<Document>>> {
         Ok(self.keys_with_multikey(doc)?.map(|(k, _)| k))

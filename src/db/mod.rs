@@ -5,8 +5,8 @@
 //! the server's reply document; the commands live in `commands/`, one file per command family,
 //! with one registry that also produces `no such command`.
 //!
-//! Every write records a [`WriteReport`] per document (paths changed, BSON sizes before and after)
-//! for the UI: see [`Database::last_write_report`].
+//! Every write records a [`WriteReport`] per document (paths changed, BSON sizes before and after),
+//! the first [`MAX_WRITE_REPORTS`] of a command kept: see [`Database::last_write_report`].
 
 mod args;
 mod collection;
@@ -40,6 +40,9 @@ pub use report::{WriteOp, WriteReport};
 pub use txn::Topology;
 pub use validate::MAX_USER_SIZE;
 
+/// The most write reports a command keeps (see [`Database::last_write_report`]).
+pub const MAX_WRITE_REPORTS: usize = 1000;
+
 /// The database a command runs against when it carries no `$db`.
 pub const DEFAULT_DB: &str = "test";
 
@@ -51,6 +54,9 @@ pub struct Database {
     ids: IdGen,
     last_cost: Cost,
     reports: Vec<WriteReport>,
+    /// The number of documents the last command wrote (`reports` keeps the first
+    /// [`MAX_WRITE_REPORTS`]).
+    reports_total: usize,
     cursors: cursors::Cursors,
     topology: Topology,
     txns: txn::Transactions,
@@ -161,6 +167,7 @@ impl Database {
             ids: IdGen::new(1),
             last_cost: Cost::default(),
             reports: Vec::new(),
+            reports_total: 0,
             cursors: cursors::Cursors::default(),
             topology: Topology::default(),
             txns: txn::Transactions::default(),
@@ -264,14 +271,22 @@ impl Database {
     /// is decoded (decoding recurses), so the decoded command is not walked a second time.
     pub fn run_command_raw(&mut self, bytes: &[u8]) -> Vec<u8> {
         let raw = bson::RawDocument::from_bytes(bytes).ok();
+        // An insert's documents are not decoded (see `insert::split_raw`, which checks the
+        // nesting limit as it reads them and leaves a command past it to the path below).
+        if let Some((cmd, docs)) = raw.and_then(commands::insert::split_raw) {
+            let result = self.execute(&cmd, Some(docs));
+            let bytes = self.reply_bytes(result);
+            self.swap_back();
+            return bytes;
+        }
         let too_deep = raw.is_some_and(|raw| crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING));
         let result = if too_deep {
             self.refuse(nesting_error())
         } else {
-            // The fast decoder (an insert command carries every document); on bytes it refuses,
-            // the bson crate's reader, whose error the reply names.
+            // The fast decoder; on bytes it refuses, the bson crate's reader, whose error the
+            // reply names.
             match raw.and_then(|raw| crate::value::raw::decode(raw).ok()).map_or_else(|| Document::from_reader(bytes), Ok) {
-                Ok(cmd) => self.execute(&cmd),
+                Ok(cmd) => self.execute(&cmd, None),
                 Err(e) => self.refuse(Error::new(ErrorKind::InvalidBSON, format!("invalid BSON command: {e}"))),
             }
         };
@@ -299,19 +314,19 @@ impl Database {
             // The server refuses such a message before running anything (`validateBSON`).
             return self.refuse(nesting_error());
         }
-        self.execute(cmd)
+        self.execute(cmd, None)
     }
 
     /// A command refused before it runs: no cost, no writes.
     fn refuse(&mut self, e: Error) -> std::result::Result<commands::Dispatched, Document> {
-        self.reports.clear();
+        self.clear_reports();
         self.last_cost = Cost::default();
         Err(e.to_reply())
     }
 
     /// Runs a command already checked for nesting.
-    fn execute(&mut self, cmd: &Document) -> std::result::Result<commands::Dispatched, Document> {
-        self.reports.clear();
+    fn execute(&mut self, cmd: &Document, raw_documents: Option<Vec<Option<commands::insert::RawDoc>>>) -> std::result::Result<commands::Dispatched, Document> {
+        self.clear_reports();
         let db = match commands::command_db(cmd) {
             Ok(db) => db,
             Err(e) => return self.refuse(e),
@@ -335,7 +350,7 @@ impl Database {
         };
         let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
         self.txn_inside = inside;
-        let result = commands::dispatch(self, cmd, db, env);
+        let result = commands::dispatch(self, cmd, db, env, raw_documents);
         self.txn_inside = false;
         if inside {
             // In a transaction a write error fails the whole command (write_ops_exec.cpp,
@@ -377,9 +392,20 @@ impl Database {
     }
 
     /// What the last command wrote: one entry per document inserted, updated, replaced or
-    /// deleted, in the order the writes happened.
+    /// deleted, in the order the writes happened, for the first [`MAX_WRITE_REPORTS`] documents
+    /// ([`Database::last_write_count`] counts them all).
     pub fn last_write_report(&self) -> &[WriteReport] {
         &self.reports
+    }
+
+    /// The number of documents the last command inserted, updated, replaced or deleted.
+    pub fn last_write_count(&self) -> usize {
+        self.reports_total
+    }
+
+    fn clear_reports(&mut self) {
+        self.reports = Vec::new();
+        self.reports_total = 0;
     }
 
     /// The whole database as bytes (collections, options, indexes, documents in natural order).
@@ -487,8 +513,20 @@ impl Database {
         self.dbs.get(db)
     }
 
-    pub(crate) fn report(&mut self, r: WriteReport) {
-        self.reports.push(r);
+    /// Whether [`Database::report`] would keep the next report (so that its caller need not
+    /// gather what it would hold).
+    pub(crate) fn wants_report(&self) -> bool {
+        self.reports.len() < MAX_WRITE_REPORTS
+    }
+
+    /// Counts one written document, and keeps its report (made by `r`, only then) while fewer
+    /// than [`MAX_WRITE_REPORTS`] are kept: the reports of a command writing a million
+    /// documents would take more memory than the documents, and nothing reads that many.
+    pub(crate) fn report(&mut self, r: impl FnOnce() -> WriteReport) {
+        self.reports_total += 1;
+        if self.reports.len() < MAX_WRITE_REPORTS {
+            self.reports.push(r());
+        }
     }
 
     /// The catalog a pipeline of database `db` reads other collections through (`now` is the

@@ -58,6 +58,82 @@ pub fn prepare_insert(
     Ok(out)
 }
 
+/// Whether an element is a `Timestamp(0, 0)` (the server fills those in at the top level).
+pub fn is_zero_timestamp_at(bytes: &[u8], (_, kind, range): &(&str, bson::spec::ElementType, std::ops::Range<usize>)) -> bool {
+    *kind == bson::spec::ElementType::Timestamp && bytes[range.end - 8..range.end].iter().all(|b| *b == 0)
+}
+
+/// [`prepare_insert`] on a document's bytes which
+/// `value::raw::check_stored_form` found in the stored form and within the storage depth
+/// (so decoding and encoding them would give them back, and the depth check passes): the same
+/// checks and errors, and the same document, written as bytes: `None` when the bytes are stored
+/// as they are (`_id` first, no top-level `Timestamp(0, 0)`), else the document with `_id` first
+/// (generated with `new_id` when absent) and each top-level `Timestamp(0, 0)` replaced by
+/// `now_ts()`.
+pub fn prepare_insert_raw(
+    bytes: &[u8],
+    new_id: &mut dyn FnMut() -> Bson,
+    now_ts: &mut dyn FnMut() -> bson::Timestamp,
+) -> Result<Option<Vec<u8>>> {
+    let bad = |e: bson::error::Error| Error::new(ErrorKind::InvalidBSON, e.to_string());
+    let size = bytes.len();
+    if size > MAX_USER_SIZE {
+        return Err(Error::bad_value(format!(
+            "object to insert too large. size in bytes: {size}, max size: {MAX_USER_SIZE}"
+        )));
+    }
+    let raw = bson::RawDocument::from_bytes(bytes).map_err(bad)?;
+    // One pass without allocating: where `_id` is (checked as `prepare_insert` checks it) and
+    // whether a top-level `Timestamp(0, 0)` needs filling.
+    let mut id_at = None;
+    let mut zero_ts = false;
+    for (i, el) in raw.iter_elements().enumerate() {
+        let el = el.map_err(bad)?;
+        if id_at.is_none() && el.key().as_str() == "_id" {
+            id_at = Some(i);
+            valid_id_field(&value::raw::decode_value(el.value().map_err(bad)?).map_err(bad)?)?;
+        }
+        zero_ts |= el.element_type() == bson::spec::ElementType::Timestamp
+            && matches!(el.value(), Ok(bson::RawBsonRef::Timestamp(t)) if t.time == 0 && t.increment == 0);
+    }
+    if id_at == Some(0) && !zero_ts {
+        return Ok(None);
+    }
+    let spans = value::raw::element_spans(raw).map_err(bad)?;
+    let zero_ts = |s: &(&str, bson::spec::ElementType, std::ops::Range<usize>)| is_zero_timestamp_at(bytes, s);
+    let mut out = Vec::with_capacity(size + 20);
+    out.extend_from_slice(&[0; 4]);
+    match id_at {
+        Some(i) => out.extend_from_slice(&bytes[spans[i].2.clone()]),
+        None => match new_id() {
+            Bson::ObjectId(oid) => {
+                out.extend_from_slice(b"\x07_id\0");
+                out.extend_from_slice(&oid.bytes());
+            }
+            _ => out.extend_from_slice(b"\x0A_id\0"),
+        },
+    }
+    for (i, span) in spans.iter().enumerate() {
+        if Some(i) == id_at {
+            continue;
+        }
+        if zero_ts(span) {
+            let ts = now_ts();
+            out.push(0x11);
+            out.extend_from_slice(span.0.as_bytes());
+            out.push(0);
+            out.extend_from_slice(&ts.increment.to_le_bytes());
+            out.extend_from_slice(&ts.time.to_le_bytes());
+        } else {
+            out.extend_from_slice(&bytes[span.2.clone()]);
+        }
+    }
+    out.push(0);
+    let len = out.len() as i32;
+    out[..4].copy_from_slice(&len.to_le_bytes());
+    Ok(Some(out))
+}
+
 fn is_zero_timestamp(v: &Bson) -> bool {
     matches!(v, Bson::Timestamp(t) if t.time == 0 && t.increment == 0)
 }

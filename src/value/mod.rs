@@ -69,14 +69,16 @@ pub fn nests_deeper_than(doc: &Document, max: usize) -> bool {
 
 /// [`nests_deeper_than`] on BSON bytes, before they are decoded (decoding recurses).
 pub fn raw_nests_deeper_than(doc: &bson::RawDocument, max: usize) -> bool {
-    fn value(v: bson::RawBsonRef<'_>, left: usize) -> bool {
-        match v {
-            bson::RawBsonRef::Document(d) => left == 0 || d.iter().any(|e| e.is_ok_and(|(_, x)| value(x, left - 1))),
-            bson::RawBsonRef::Array(a) => left == 0 || a.into_iter().any(|e| e.is_ok_and(|x| value(x, left - 1))),
-            _ => false,
-        }
+    doc.iter().any(|e| e.is_ok_and(|(_, v)| raw_value_nests_deeper_than(v, max)))
+}
+
+/// [`raw_nests_deeper_than`] of one top-level value of a document.
+pub fn raw_value_nests_deeper_than(v: bson::RawBsonRef<'_>, left: usize) -> bool {
+    match v {
+        bson::RawBsonRef::Document(d) => left == 0 || d.iter().any(|e| e.is_ok_and(|(_, x)| raw_value_nests_deeper_than(x, left - 1))),
+        bson::RawBsonRef::Array(a) => left == 0 || a.into_iter().any(|e| e.is_ok_and(|x| raw_value_nests_deeper_than(x, left - 1))),
+        _ => false,
     }
-    doc.iter().any(|e| e.is_ok_and(|(_, v)| value(v, max)))
 }
 
 pub(crate) fn decimal_digits(mut i: usize) -> usize {

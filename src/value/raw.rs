@@ -96,3 +96,135 @@ pub fn lookup<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup
     }
     RawLookup::Missing
 }
+
+/// What [`check_stored_form`] found in a document's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredForm {
+    /// Encoding the decoded document gives back exactly these bytes: no field name twice in one
+    /// document, array elements named `0`, `1`, ... in order, no value of the rare kinds that
+    /// the bson crate's conversion normalizes (binary, regex, code with scope, DBPointer).
+    pub same: bool,
+    /// The deepest embedded document or array (a top-level one is at depth 1; 0 when none).
+    /// Past `max_depth` the walk stops: the rest of the bytes is then unchecked.
+    pub depth: usize,
+    /// The same, counting only non-empty ones.
+    pub filled_depth: usize,
+}
+
+/// Checks a document's bytes as [`decode`] reads them, without building anything: `Err` when
+/// decoding would fail (`Ok` past `max_depth` says nothing of the bytes below it), else what
+/// [`StoredForm`] tells. A write that stores documents can keep bytes whose form is `same` as
+/// they are, and must decode and encode the others. One walk, for the insert path: it also
+/// gives the nesting depths that the command and storage limits are checked against.
+pub fn check_stored_form(raw: &RawDocument, max_depth: usize) -> Result<StoredForm, bson::error::Error> {
+    let mut form = StoredForm { same: true, depth: 0, filled_depth: 0 };
+    check_doc(raw, 0, max_depth, &mut form)?;
+    Ok(form)
+}
+
+fn check_doc(raw: &RawDocument, level: usize, max: usize, form: &mut StoredForm) -> Result<(), bson::error::Error> {
+    // Names on the stack for the usual small document.
+    let mut few: [&str; 16] = [""; 16];
+    let mut many: Vec<&str> = Vec::new();
+    let mut n = 0;
+    for item in raw {
+        let (k, v) = item?;
+        if n < few.len() {
+            few[n] = k.as_str();
+        } else {
+            if many.is_empty() {
+                many.extend_from_slice(&few);
+            }
+            many.push(k.as_str());
+        }
+        n += 1;
+        check_value(v, level + 1, max, form)?;
+    }
+    let dup = if many.is_empty() { has_duplicate(&mut few[..n]) } else { has_duplicate(&mut many) };
+    if dup {
+        form.same = false;
+    }
+    Ok(())
+}
+
+fn check_value(v: RawBsonRef<'_>, depth: usize, max: usize, form: &mut StoredForm) -> Result<(), bson::error::Error> {
+    use RawBsonRef as R;
+    match v {
+        R::Document(_) | R::Array(_) => {
+            let bytes = match v {
+                R::Document(d) => d.as_bytes(),
+                R::Array(a) => a.as_bytes(),
+                _ => &[],
+            };
+            form.depth = form.depth.max(depth);
+            if bytes.len() > 5 {
+                form.filled_depth = form.filled_depth.max(depth);
+            }
+            if depth > max {
+                form.same = false;
+                return Ok(());
+            }
+            match v {
+                R::Document(d) => check_doc(d, depth, max, form)?,
+                R::Array(a) => {
+                    let mut i = 0usize;
+                    for el in a.iter_elements() {
+                        let el = el?;
+                        if !is_index(el.key().as_str(), i) {
+                            form.same = false;
+                        }
+                        check_value(el.value()?, depth + 1, max, form)?;
+                        i += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        R::Double(_) | R::String(_) | R::Boolean(_) | R::Null | R::Int32(_) | R::Int64(_) | R::DateTime(_) | R::ObjectId(_)
+        | R::Timestamp(_) | R::Decimal128(_) | R::MinKey | R::MaxKey | R::Undefined | R::JavaScriptCode(_) | R::Symbol(_) => {}
+        other => {
+            Bson::try_from(other)?;
+            form.same = false;
+        }
+    }
+    Ok(())
+}
+
+/// Whether `k` is the decimal index `i` (an array element's name as the encoder writes it).
+fn is_index(k: &str, i: usize) -> bool {
+    let mut buf = [0u8; 20];
+    let mut n = i;
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    k.as_bytes() == &buf[at..]
+}
+
+/// Whether a name occurs twice (`keys` is reordered).
+fn has_duplicate(keys: &mut [&str]) -> bool {
+    if keys.len() <= 12 {
+        return keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k));
+    }
+    keys.sort_unstable();
+    keys.windows(2).any(|w| w[0] == w[1])
+}
+
+/// A document's top-level elements with where each lies in its bytes (`start..end`: type byte,
+/// name, value), for writers that copy or reorder elements without decoding them.
+pub fn element_spans(raw: &RawDocument) -> Result<Vec<(&str, bson::spec::ElementType, std::ops::Range<usize>)>, bson::error::Error> {
+    let mut out = Vec::with_capacity(8);
+    let mut at = 4;
+    for el in raw.iter_elements() {
+        let el = el?;
+        let end = at + 1 + el.key().as_str().len() + 1 + el.size();
+        out.push((el.key().as_str(), el.element_type(), at..end));
+        at = end;
+    }
+    Ok(out)
+}

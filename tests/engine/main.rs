@@ -17,6 +17,7 @@ mod invariants;
 mod keystring;
 mod props;
 mod query;
+mod raw_insert;
 mod raw_match;
 mod schema;
 mod time_zones;

@@ -99,10 +99,14 @@ const SERIALIZE = { checkKeys: false, ignoreUndefined: false, serializeFunctions
 function serializeAll(ops) {
   let arena = new Uint8Array(Math.max(1024, ops.length * 64));
   let at = 0;
+  // One options object for every statement (a fresh one per statement was a million objects
+  // for the collector in an insertMany of a million documents).
+  const options = { ...SERIALIZE, index: 0 };
   for (const op of ops) {
     for (;;) {
       try {
-        op.end = BSON.serializeWithBufferAndIndex(op.stmt, arena, { ...SERIALIZE, index: at }) + 1;
+        options.index = at;
+        op.end = BSON.serializeWithBufferAndIndex(op.stmt, arena, options) + 1;
         break;
       } catch (e) {
         if (!(e instanceof RangeError)) throw e;
@@ -174,20 +178,135 @@ function commandBytes(type, collName, ops, arena, ordered, extra) {
   return out;
 }
 
+/** Writes `i`'s decimal digits (an array element's name) at `at`; returns where they end. */
+function writeIndex(out, at, i) {
+  let digits = 1;
+  for (let p = 10; p <= i; p *= 10) digits++;
+  for (let d = digits - 1; d >= 0; d--) {
+    out[at + d] = 0x30 + (i % 10);
+    i = Math.floor(i / 10);
+  }
+  return at + digits;
+}
+
+/** The commands of a bulk write whose statements are all of one kind (an insertMany always),
+ * split as `batches` splits them, each statement serialized once straight into its command's
+ * bytes: no arena of statements copied again into the commands (an insertMany of a million
+ * documents allocated, grew and copied a 200 MB arena, and the collector ran after every large
+ * allocation). Every command is built before the first is sent, as before, so a statement that
+ * does not serialize fails the whole write before anything is written. Returns `[{ batch, bytes }]`,
+ * each batch `{ type, all, first, count }` (its statements are `all[first]` .. `all[first + count - 1]`). */
+function oneKindCommands(type, collName, ops, ordered, extra) {
+  const name = utf8.encode(collName);
+  const typeKey = utf8.encode(type);
+  const listKey = utf8.encode(KEYS[type]);
+  const orderedKey = utf8.encode('ordered');
+  let extraBytes = null;
+  if (Object.keys(extra).length > 0) {
+    const e = toBytes(extra);
+    extraBytes = e.subarray(4, e.length - 1);
+  }
+  let buf = new Uint8Array(Math.min(MAX_BATCH_BYTES + 65536, 1024 + ops.length * 96));
+  let at = 0;
+  const room = (need) => {
+    if (at + need <= buf.length) return;
+    const grown = new Uint8Array(Math.max(buf.length * 2, at + need + 1024));
+    grown.set(buf.subarray(0, at));
+    buf = grown;
+  };
+  const key = (t, k) => {
+    room(k.length + 2);
+    buf[at++] = t;
+    buf.set(k, at);
+    at += k.length;
+    buf[at++] = 0;
+  };
+  const options = { ...SERIALIZE, index: 0 };
+  const out = [];
+  let i = 0;
+  while (i < ops.length) {
+    const first = i;
+    at = 4;
+    key(0x02, typeKey);
+    room(4 + name.length + 1);
+    writeInt32(buf, at, name.length + 1);
+    buf.set(name, at + 4);
+    at += 4 + name.length;
+    buf[at++] = 0;
+    key(0x04, listKey);
+    const list = at;
+    at += 4;
+    let bytes = 0;
+    for (; i < ops.length && i - first < MAX_WRITE_BATCH; i++) {
+      const element = at;
+      room(8);
+      buf[at++] = 0x03;
+      at = writeIndex(buf, at, i - first);
+      buf[at++] = 0;
+      let end;
+      for (;;) {
+        try {
+          options.index = at;
+          end = BSON.serializeWithBufferAndIndex(ops[i].stmt, buf, options) + 1;
+          break;
+        } catch (e) {
+          if (!(e instanceof RangeError)) throw e;
+          room(BSON.calculateObjectSize(ops[i].stmt, SERIALIZE) + 1024);
+        }
+      }
+      const size = end - at;
+      if (i > first && bytes + size > MAX_BATCH_BYTES) {
+        at = element;
+        break;
+      }
+      bytes += size;
+      at = end;
+    }
+    room(1 + 1 + orderedKey.length + 1 + 1 + (extraBytes ? extraBytes.length : 0) + 1);
+    buf[at++] = 0;
+    writeInt32(buf, list, at - list);
+    key(0x08, orderedKey);
+    buf[at++] = ordered ? 1 : 0;
+    if (extraBytes) {
+      buf.set(extraBytes, at);
+      at += extraBytes.length;
+    }
+    buf[at++] = 0;
+    writeInt32(buf, 0, at);
+    out.push({ batch: { type, all: ops, first, count: i - first }, bytes: buf.slice(0, at) });
+  }
+  return out;
+}
+
+/** The index in the whole bulk write of statement `k` of `batch`. */
+function indexIn(batch, k) {
+  return batch.indexes ? batch.indexes[k] : batch.first + k;
+}
+
+/** Statement `k` of `batch`. */
+function opIn(batch, k) {
+  if (batch.ops) return batch.ops[k];
+  return k >= 0 && k < batch.count ? batch.all[batch.first + k] : undefined;
+}
+
 /** Runs the operations; returns the driver's BulkWriteResult or throws MongoBulkWriteError. */
 export function executeBulk(client, collName, ops, options = {}) {
   const ordered = options.ordered !== false;
   if (ops.length === 0) throw new MongoInvalidArgumentError('Invalid BulkOperation, Batch cannot be empty');
   const bulk = { ok: 1, writeErrors: [], writeConcernErrors: [], insertedIds: [], nInserted: 0, nUpserted: 0, nMatched: 0, nModified: 0, nRemoved: 0, upserted: [] };
-  ops.forEach((op, index) => {
-    if (op.type === 'insert') bulk.insertedIds.push({ index, _id: op.id });
-  });
-  const arena = serializeAll(ops);
   const extra = {};
   if (options.bypassDocumentValidation !== undefined) extra.bypassDocumentValidation = options.bypassDocumentValidation;
-  for (const batch of batches(ops, ordered)) {
-    const batchExtra = batch.type !== 'insert' && options.let !== undefined ? { ...extra, let: options.let } : extra;
-    const bytes = commandBytes(batch.type, collName, batch.ops, arena, ordered, batchExtra);
+  const extraOf = (type) => (type !== 'insert' && options.let !== undefined ? { ...extra, let: options.let } : extra);
+  let commands;
+  if (ops.every((op) => op.type === ops[0].type)) {
+    commands = oneKindCommands(ops[0].type, collName, ops, ordered, extraOf(ops[0].type));
+  } else {
+    const arena = serializeAll(ops);
+    commands = batches(ops, ordered).map((batch) => ({ batch, bytes: null, arena }));
+  }
+  for (const command of commands) {
+    const { batch } = command;
+    const bytes = command.bytes ?? commandBytes(batch.type, collName, batch.ops, command.arena, ordered, extraOf(batch.type));
     const reply = client.commandBytes({ [batch.type]: collName }, bytes);
     const n = Number(reply.n ?? 0);
     const upserted = Array.isArray(reply.upserted) ? reply.upserted : [];
@@ -196,16 +315,25 @@ export function executeBulk(client, collName, ops, options = {}) {
       bulk.nUpserted += upserted.length;
       bulk.nMatched += n - upserted.length;
       bulk.nModified += Number(reply.nModified ?? 0);
-      for (const u of upserted) bulk.upserted.push({ index: batch.indexes[u.index], _id: u._id });
+      for (const u of upserted) bulk.upserted.push({ index: indexIn(batch, u.index), _id: u._id });
     }
     if (batch.type === 'delete') bulk.nRemoved += n;
     const errors = Array.isArray(reply.writeErrors) ? reply.writeErrors : [];
     for (const e of errors) {
-      bulk.writeErrors.push(new WriteError({ index: batch.indexes[e.index], code: e.code, errmsg: e.errmsg, errInfo: e.errInfo, op: batch.ops[e.index]?.stmt }));
+      bulk.writeErrors.push(new WriteError({ index: indexIn(batch, e.index), code: e.code, errmsg: e.errmsg, errInfo: e.errInfo, op: opIn(batch, e.index)?.stmt }));
     }
     if (ordered && errors.length > 0) break;
   }
-  const result = new DriverBulkWriteResult(bulk, ordered);
+  // The driver's list of inserted ids ([{ index, _id }]) is made only when an error hands the
+  // result to the script (MongoBulkWriteError.result); a successful write's result is read only
+  // for its id map, made from the statements (a million objects less for an insertMany of a
+  // million documents).
+  if (bulk.writeErrors.length > 0) {
+    ops.forEach((op, index) => {
+      if (op.type === 'insert') bulk.insertedIds.push({ index, _id: op.id });
+    });
+  }
+  const result = new DriverBulkWriteResult(bulk, ordered, ops);
   if (bulk.writeErrors.length > 0) {
     const first = bulk.writeErrors[0];
     throw new MongoBulkWriteError({ message: first.errmsg ? first.errmsg : 'write operation failed', code: first.code, writeErrors: bulk.writeErrors }, result);

@@ -165,8 +165,10 @@ export class Collection {
       throw new MongoInvalidArgumentError('Collection.insertMany() cannot be called with an array that has null/undefined values');
     }
     const ops = docs.map((doc) => {
-      const d = withId({ ...doc });
-      return { type: 'insert', stmt: d, id: d._id };
+      // A plain object that has its _id serializes as its copy would: it is not copied (a copy
+      // per document was most of the collector's work in an insertMany of a million documents).
+      const d = doc._id != null && Object.getPrototypeOf(doc) === Object.prototype ? doc : withId({ ...doc });
+      return { type: 'insert', stmt: d, id: d._id, start: 0, end: 0 };
     });
     const res = executeBulk(this._client, this._name, ops, options);
     return new InsertManyResult(true, addCustomInspect(res.insertedIds));

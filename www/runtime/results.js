@@ -64,7 +64,9 @@ export const BulkWriteResult = typed(class BulkWriteResult extends ShellValue {
 
 /** The driver's BulkWriteResult (what MongoBulkWriteError.result holds; printed by that name). */
 export const DriverBulkWriteResult = class BulkWriteResult {
-  constructor(bulk, ordered) {
+  /** `ops`: the statements (`{ type, id }`), for the id map of a write without errors (whose
+   * `bulk.insertedIds` list is left empty: see executeBulk). */
+  constructor(bulk, ordered, ops = null) {
     Object.defineProperty(this, 'result', { value: bulk, enumerable: false });
     this.insertedCount = bulk.nInserted;
     this.matchedCount = bulk.nMatched;
@@ -72,7 +74,7 @@ export const DriverBulkWriteResult = class BulkWriteResult {
     this.deletedCount = bulk.nRemoved;
     this.upsertedCount = bulk.upserted.length;
     this.upsertedIds = idMap(bulk.upserted);
-    this.insertedIds = idMap(successfulInserts(bulk, ordered));
+    this.insertedIds = ops && bulk.writeErrors.length === 0 ? insertedIdMap(ops) : idMap(successfulInserts(bulk, ordered));
   }
   get ok() {
     return this.result.ok;
@@ -84,6 +86,12 @@ export const DriverBulkWriteResult = class BulkWriteResult {
     return this.result.writeErrors.length > 0;
   }
 };
+
+function insertedIdMap(ops) {
+  const out = {};
+  for (let i = 0; i < ops.length; i++) if (ops[i].type === 'insert') out[i] = ops[i].id;
+  return out;
+}
 
 function idMap(list) {
   const out = {};

@@ -232,7 +232,7 @@ fn out(db: &mut Database, ctx: &mut Ctx, dbname: &str, coll: &str, docs: Vec<Doc
     db.drop_collection(&dbname, coll);
     db.insert_collection(&dbname, staged);
     for r in reports {
-        db.report(r);
+        db.report(|| r);
     }
     Ok(())
 }

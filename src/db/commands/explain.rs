@@ -120,7 +120,7 @@ fn execution_stats(db: &Database, ctx: &Ctx, inner: &Document, winning: &Documen
     let mut cmd = inner.clone();
     cmd.insert("$db", ctx.db.clone());
     let env = crate::env::Env::new(ctx.env.now);
-    let (dispatched, cost) = dispatch(&mut copy, &cmd, ctx.db.clone(), env).map_err(|(e, _)| e)?;
+    let (dispatched, cost) = dispatch(&mut copy, &cmd, ctx.db.clone(), env, None).map_err(|(e, _)| e)?;
     let reply = &dispatched.reply;
     // A cursor's results are all counted when the command runs, its first batch or not.
     let n_returned: i64 = match reply.get_document("cursor").ok() {

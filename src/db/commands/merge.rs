@@ -316,7 +316,7 @@ fn update(db: &mut Database, ctx: &mut Ctx, t: &Target, rid: u64, item: &Item, w
         c.replace(rid, new)?;
     }
     ctx.env.add_written(size as u64);
-    db.report(WriteReport { collection: t.coll.clone(), id, before_size: Some(before), after_size: Some(size), changed_paths: paths, op: WriteOp::Replace });
+    db.report(|| WriteReport { collection: t.coll.clone(), id, before_size: Some(before), after_size: Some(size), changed_paths: paths, op: WriteOp::Replace });
     Ok(())
 }
 

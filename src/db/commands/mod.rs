@@ -12,7 +12,7 @@ mod explain;
 mod find;
 mod find_and_modify;
 mod indexes;
-mod insert;
+pub(crate) mod insert;
 mod merge;
 mod preview;
 mod schema;
@@ -36,6 +36,8 @@ pub(crate) struct Ctx {
     pub env: Env,
     /// Set by a find whose results are stored documents returned as they are.
     pub batch: Option<Batch>,
+    /// An insert command's documents when it came as bytes (see [`insert::split_raw`]).
+    pub raw_documents: Option<Vec<Option<insert::RawDoc>>>,
 }
 
 /// The `cursor.firstBatch` of a reply as records of a collection of the command's database: the
@@ -117,7 +119,13 @@ pub(super) fn command_db(cmd: &Document) -> Result<String> {
 
 /// Runs one command in database `db_name` ([`command_db`]); returns the reply (or error) with
 /// the operation's cost.
-pub(super) fn dispatch(db: &mut Database, cmd: &Document, db_name: String, env: Env) -> std::result::Result<(Dispatched, Cost), (Error, Cost)> {
+pub(super) fn dispatch(
+    db: &mut Database,
+    cmd: &Document,
+    db_name: String,
+    env: Env,
+    raw_documents: Option<Vec<Option<insert::RawDoc>>>,
+) -> std::result::Result<(Dispatched, Cost), (Error, Cost)> {
     let Some(name) = cmd.keys().next().cloned() else {
         return Err((Error::new(ErrorKind::FailedToParse, "no command specified"), Cost::default()));
     };
@@ -128,7 +136,7 @@ pub(super) fn dispatch(db: &mut Database, cmd: &Document, db_name: String, env: 
         Ok(e) => e,
         Err(e) => return Err((e, Cost::default())),
     };
-    let mut ctx = Ctx { db: db_name, env, batch: None };
+    let mut ctx = Ctx { db: db_name, env, batch: None, raw_documents };
     let result = handler(db, &mut ctx, cmd);
     let cost = ctx.env.cost();
     match result {

@@ -40,7 +40,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     }
     let mut dbs = BTreeMap::new();
     dbs.insert(ctx.db.clone(), Db { collections });
-    let mut scratch = Database { dbs, clock: db.clock, ids: db.ids.clone(), last_cost: Default::default(), reports: Vec::new(), cursors: Default::default(), topology: db.topology, txns: Default::default(), txn_swapped: false, txn_inside: false };
+    let mut scratch = Database { dbs, clock: db.clock, ids: db.ids.clone(), last_cost: Default::default(), reports: Vec::new(), reports_total: 0, cursors: Default::default(), topology: db.topology, txns: Default::default(), txn_swapped: false, txn_inside: false };
     let opts = StatementOpts { upsert: st.upsert, multi: st.multi, sort: st.sort, keep_docs: true, bypass_validation: false, hint: st.hint, operation: "update" };
     let saved = ctx.env.vars.clone();
     if let Some(c) = st.constants {

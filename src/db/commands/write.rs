@@ -208,7 +208,7 @@ pub(crate) fn update_statement(
             let (stored, after) = if opts.keep_docs { (out.doc.clone(), Some(out.doc)) } else { (out.doc, None) };
             c.insert(stored).map_err(ex)?;
             env.add_written(size as u64);
-            db.report(WriteReport {
+            db.report(|| WriteReport {
                 collection: coll.to_string(),
                 id: id.clone(),
                 before_size: None,
@@ -231,6 +231,7 @@ pub(crate) fn update_statement(
             // Nobody needs the old document: update the stored one in place.
             let before_size = c.get(rid).map(|r| r.size()).unwrap_or(0);
             let mut changed_paths = Vec::new();
+            let wants_report = db.wants_report();
             let Some(cm) = db.collection_mut(dbname, coll) else { break };
             let mut found = false;
             let written = cm
@@ -250,10 +251,10 @@ pub(crate) fn update_statement(
             }
             result.matched += 1;
             let Some(size) = written else { continue };
-            let id = cm.get(rid).map(|r| r.id()).unwrap_or(Bson::Null);
+            let id = if wants_report { cm.get(rid).map(|r| r.id()).unwrap_or(Bson::Null) } else { Bson::Null };
             env.add_written(size as u64);
             result.modified += 1;
-            db.report(WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op });
+            db.report(|| WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op });
             continue;
         }
         let Some(rec) = c.get(rid) else { continue };
@@ -280,7 +281,7 @@ pub(crate) fn update_statement(
         cm.replace(rid, out.doc).map_err(ex)?;
         env.add_written(size as u64);
         result.modified += 1;
-        db.report(WriteReport {
+        db.report(|| WriteReport {
             collection: coll.to_string(),
             id,
             before_size: Some(before_size),
@@ -332,20 +333,28 @@ pub(crate) fn delete_statement(
     };
     let mut removed = Removed::default();
     for (rid, _) in targets {
+        // The document is decoded only when someone reads it: the one a single delete returns,
+        // and the reports kept (`Database::report`); the removal reads the index keys from the
+        // stored bytes.
+        let wants_report = db.wants_report();
         let Some(c) = db.collection_mut(dbname, coll) else { break };
-        if let Some(doc) = c.remove(rid)? {
-            let size = value::bson_size(&doc);
-            db.report(WriteReport {
+        let doc = match c.get(rid) {
+            Some(r) if just_one || wants_report => Some(r.doc()?),
+            _ => None,
+        };
+        if let Some(rec) = c.remove_record(rid)? {
+            let size = rec.size();
+            db.report(|| WriteReport {
                 collection: coll.to_string(),
-                id: exec::id_of(&doc),
+                id: doc.as_ref().map(exec::id_of).unwrap_or(Bson::Null),
                 before_size: Some(size),
                 after_size: None,
-                changed_paths: doc.keys().cloned().collect(),
+                changed_paths: doc.as_ref().map(|d| d.keys().cloned().collect()).unwrap_or_default(),
                 op: WriteOp::Delete,
             });
             removed.n += 1;
             if just_one {
-                removed.first = Some(doc);
+                removed.first = doc;
             }
         }
     }
@@ -355,8 +364,7 @@ pub(crate) fn delete_statement(
 /// Inserts one document (already prepared: `_id` first) and records it.
 pub(crate) fn insert_prepared(db: &mut Database, dbname: &str, coll: &str, doc: Document, bypass_validation: bool, env: &Env) -> Result<()> {
     let size = value::bson_size(&doc);
-    let id = exec::id_of(&doc);
-    let paths: Vec<String> = doc.keys().cloned().collect();
+    let report = db.wants_report().then(|| (exec::id_of(&doc), doc.keys().cloned().collect::<Vec<String>>()));
     db.check_not_view(dbname, coll)?;
     let c = db.collection_or_create(dbname, coll)?;
     if !bypass_validation {
@@ -364,15 +372,69 @@ pub(crate) fn insert_prepared(db: &mut Database, dbname: &str, coll: &str, doc: 
     }
     c.insert(doc)?;
     env.add_written(size as u64);
-    db.report(WriteReport {
-        collection: coll.to_string(),
-        id,
-        before_size: None,
-        after_size: Some(size),
-        changed_paths: paths,
-        op: WriteOp::Insert,
+    db.report(|| {
+        let (id, paths) = report.unwrap_or_default();
+        WriteReport { collection: coll.to_string(), id, before_size: None, after_size: Some(size), changed_paths: paths, op: WriteOp::Insert }
     });
     Ok(())
+}
+
+/// [`insert_prepared`] of a document prepared as bytes ([`prepare_insert_raw`]), for a
+/// collection that needs no decoded document (no validator to run, not time series): the
+/// bytes become the record.
+pub(crate) fn insert_prepared_raw(db: &mut Database, dbname: &str, coll: &str, bytes: Vec<u8>, env: &Env) -> Result<()> {
+    let size = bytes.len();
+    let report = if db.wants_report() {
+        let raw = bson::RawDocument::from_bytes(&bytes).map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?;
+        let id = raw.get("_id").ok().flatten().and_then(|v| value::raw::decode_value(v).ok()).unwrap_or(Bson::Null);
+        let paths = raw.iter().filter_map(|e| e.ok().map(|(k, _)| k.as_str().to_string())).collect::<Vec<String>>();
+        Some((id, paths))
+    } else {
+        None
+    };
+    db.check_not_view(dbname, coll)?;
+    let c = db.collection_or_create(dbname, coll)?;
+    c.insert_bytes(bytes)?;
+    env.add_written(size as u64);
+    db.report(|| {
+        let (id, paths) = report.unwrap_or_default();
+        WriteReport { collection: coll.to_string(), id, before_size: None, after_size: Some(size), changed_paths: paths, op: WriteOp::Insert }
+    });
+    Ok(())
+}
+
+/// [`prepare_insert`] of a document given as bytes that `value::raw::check_stored_form`
+/// found in the stored form and within the storage depth: the same ObjectIds and timestamps
+/// drawn, the same checks; the prepared document's bytes (`bytes` itself when it needs no
+/// change).
+pub(crate) fn prepare_insert_raw(db: &mut Database, bytes: Vec<u8>) -> Result<Vec<u8>> {
+    let bad = |e: bson::error::Error| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string());
+    let raw = bson::RawDocument::from_bytes(&bytes).map_err(bad)?;
+    let mut needs_id = true;
+    let mut zero_ts = 0;
+    for el in raw.iter_elements() {
+        let el = el.map_err(bad)?;
+        needs_id &= el.key().as_str() != "_id";
+        if el.element_type() == bson::spec::ElementType::Timestamp && matches!(el.value(), Ok(bson::RawBsonRef::Timestamp(t)) if t.time == 0 && t.increment == 0) {
+            zero_ts += 1;
+        }
+    }
+    let mut ids: Vec<Bson> = Vec::new();
+    let mut tss: Vec<bson::Timestamp> = Vec::new();
+    if needs_id {
+        ids.push(Bson::ObjectId(db.new_object_id()));
+    }
+    for _ in 0..zero_ts {
+        tss.push(db.next_timestamp());
+    }
+    let mut ids = ids.into_iter();
+    let mut tss = tss.into_iter();
+    let out = validate::prepare_insert_raw(
+        &bytes,
+        &mut || ids.next().unwrap_or(Bson::Null),
+        &mut || tss.next().unwrap_or(bson::Timestamp { time: 0, increment: 0 }),
+    )?;
+    Ok(out.unwrap_or(bytes))
 }
 
 /// Prepares a user document for insertion (`fixDocumentForInsert`), drawing ObjectIds and
