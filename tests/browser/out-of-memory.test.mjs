@@ -70,6 +70,8 @@ test("an allocation loop kills only the sandbox: the page restarts it and restor
   await page.click('[aria-label="Script time limit in seconds"]', { clickCount: 3 });
   await page.keyboard.type("120");
   await page.keyboard.press("Enter");
+  // CodeMirror comes after the page is interactive (src/app/editor.rs page_ready).
+  await page.waitForSelector("#script-editor .cm-content", { timeout: 60_000 });
   await page.click("#script-editor .cm-content");
   await page.keyboard.down("Control");
   await page.keyboard.press("a");
