@@ -118,7 +118,12 @@
         this._problem.className = 'problem';
         this._problem.setAttribute('role', 'alert');
         this._problem.hidden = true;
-        this._root.append(style, this._problem);
+        // The frame's box from the start: the iframe comes once the page is parsed (below), and
+        // the text after the widget must not move down when it does (no layout shift).
+        this._placeholder = document.createElement('div');
+        this._placeholder.className = 'frame';
+        this._placeholder.setAttribute('aria-hidden', 'true');
+        this._root.append(style, this._placeholder, this._problem);
       }
       if (!widgets.includes(this)) widgets.push(this);
       // The script child is there once the page is parsed (this element may be upgraded as soon
@@ -166,6 +171,10 @@
       this._src = src;
       this._problem.hidden = true;
       if (this._frame) this._frame.remove();
+      if (this._placeholder) {
+        this._placeholder.remove();
+        this._placeholder = null;
+      }
       const frame = document.createElement('iframe');
       frame.className = 'frame';
       frame.setAttribute('sandbox', SANDBOX);
