@@ -99,3 +99,18 @@ export async function runAndWait(page, { timeout = 120_000 } = {}) {
   await page.locator("#run").click();
   await page.waitForFunction(() => window.__runStarted && !document.querySelector("#run")?.disabled && document.querySelector("pre.output .line"), null, { timeout });
 }
+
+/** Holds back the time-zone file (`tz/zones.tzdb`) for every page of a Playwright `context` until
+ * `release()`; `asked()` counts the requests for it. For the tests of a run that needs the zones
+ * before they came. */
+export async function holdTimeZones(context) {
+  let release;
+  const held = new Promise((r) => (release = r));
+  let asked = 0;
+  await context.route("**/tz/zones.tzdb", async (route) => {
+    asked += 1;
+    await held;
+    await route.continue();
+  });
+  return { release: () => release(), asked: () => asked };
+}

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { serve } from "./server.mjs";
-import { DIST, SHOTS, launch, dump } from "./browser.mjs";
+import { DIST, SHOTS, launch, dump, holdTimeZones } from "./browser.mjs";
 
 const OPAQUE = "allow-scripts allow-popups allow-popups-to-escape-sandbox";
 const SITE_ORIGIN = OPAQUE + " allow-same-origin";
@@ -308,14 +308,7 @@ test("on a course site of another origin a widget keeps the playground's origin 
 test("a widget's run that names time zones before the time-zone file came waits for it and runs again from the widget's data", async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // The widgets' pages fetch the file once interactive: held back until the run waits for it.
-  let release;
-  const held = new Promise((r) => (release = r));
-  let asked = 0;
-  await context.route("**/tz/zones.tzdb", async (route) => {
-    asked += 1;
-    await held;
-    await route.continue();
-  });
+  const zones = await holdTimeZones(context);
   try {
     const page = await context.newPage();
     const errors = [];
@@ -328,15 +321,15 @@ test("a widget's run that names time zones before the time-zone file came waits 
     );
     const output = run(inline);
     await page.waitForTimeout(1500);
-    assert.ok(asked > 0, "the widget asked for the time-zone file");
+    assert.ok(zones.asked() > 0, "the widget asked for the time-zone file");
     assert.equal(await inline.frame.evaluate(() => document.querySelector("#run").disabled), true, "the run waits for the time-zone file");
-    release();
+    zones.release();
     const out = await output;
     assert.match(out, /^20:00 \| 05:30 \+0530$/m);
     assert.doesNotMatch(out, /E11000|Error/);
     assert.deepEqual(errors, []);
   } finally {
-    release();
+    zones.release();
     await context.close();
   }
 });

@@ -9,7 +9,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { replayExport } from "./browser.mjs";
+import { replayExport, holdTimeZones } from "./browser.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DIST = join(ROOT, "dist");
@@ -409,20 +409,13 @@ test("a reload rebuilds writes that name time zones with the time-zone file, whi
   assert.deepEqual(events(expected), ['"local":"05:30 +0530"', '"ny":{"$numberInt":"20"}', '"times":{"$numberInt":"1"}', '"local":"13:00 +0100"', '"ny":{"$numberInt":"7"}', '"times":{"$numberInt":"1"}']);
   await page.waitForTimeout(800); // the state is saved 300 ms after the last change
   // The reload: the time-zone file is held back; the session's writes wait for it.
-  let release;
-  const held = new Promise((r) => (release = r));
-  let asked = 0;
-  await context.route("**/tz/zones.tzdb", async (route) => {
-    asked += 1;
-    await held;
-    await route.continue();
-  });
+  const zones = await holdTimeZones(context);
   await page.reload();
   await page.waitForFunction(() => typeof window.ppSandbox?.timeZones === "function");
   await page.waitForTimeout(1500);
-  assert.ok(asked > 0, "the replay asked for the time-zone file");
+  assert.ok(zones.asked() > 0, "the replay asked for the time-zone file");
   assert.notEqual(await page.evaluate(() => window.ppReady), true, "the replay waits for the time-zone file");
-  release();
+  zones.release();
   await page.waitForFunction(() => window.ppReady === true, null, { timeout: 60_000 });
   assert.deepEqual(await dump(page), expected);
   assert.equal(await page.locator(".notice.error").count(), 0);

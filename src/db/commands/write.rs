@@ -419,16 +419,7 @@ pub(crate) fn prepare_insert_raw(db: &mut Database, bytes: Vec<u8>) -> Result<Ve
             zero_ts += 1;
         }
     }
-    let mut ids: Vec<Bson> = Vec::new();
-    let mut tss: Vec<bson::Timestamp> = Vec::new();
-    if needs_id {
-        ids.push(Bson::ObjectId(db.new_object_id()));
-    }
-    for _ in 0..zero_ts {
-        tss.push(db.next_timestamp());
-    }
-    let mut ids = ids.into_iter();
-    let mut tss = tss.into_iter();
+    let (mut ids, mut tss) = draw_for_insert(db, needs_id, zero_ts);
     let out = validate::prepare_insert_raw(
         &bytes,
         &mut || ids.next().unwrap_or(Bson::Null),
@@ -437,22 +428,21 @@ pub(crate) fn prepare_insert_raw(db: &mut Database, bytes: Vec<u8>) -> Result<Ve
     Ok(out.unwrap_or(bytes))
 }
 
+/// What preparing one document for insertion draws from the database: an ObjectId when it has
+/// no `_id`, and a timestamp for each top-level `Timestamp(0, 0)`. Counted first, so no id is
+/// consumed for a document that has one.
+fn draw_for_insert(db: &mut Database, needs_id: bool, zero_ts: usize) -> (std::vec::IntoIter<Bson>, std::vec::IntoIter<bson::Timestamp>) {
+    let ids: Vec<Bson> = if needs_id { vec![Bson::ObjectId(db.new_object_id())] } else { Vec::new() };
+    let tss: Vec<bson::Timestamp> = (0..zero_ts).map(|_| db.next_timestamp()).collect();
+    (ids.into_iter(), tss.into_iter())
+}
+
 /// Prepares a user document for insertion (`fixDocumentForInsert`), drawing ObjectIds and
 /// timestamps from the database.
 pub(crate) fn prepare_insert(db: &mut Database, doc: &Document) -> Result<Document> {
-    let mut ids: Vec<Bson> = Vec::new();
-    let mut tss: Vec<bson::Timestamp> = Vec::new();
-    // Draw lazily: count what is needed first, so no id is consumed for documents that have one.
     let needs_id = !doc.contains_key("_id");
     let zero_ts = doc.values().filter(|v| matches!(v, Bson::Timestamp(t) if t.time == 0 && t.increment == 0)).count();
-    if needs_id {
-        ids.push(Bson::ObjectId(db.new_object_id()));
-    }
-    for _ in 0..zero_ts {
-        tss.push(db.next_timestamp());
-    }
-    let mut ids = ids.into_iter();
-    let mut tss = tss.into_iter();
+    let (mut ids, mut tss) = draw_for_insert(db, needs_id, zero_ts);
     validate::prepare_insert(
         doc,
         &mut || ids.next().unwrap_or(Bson::Null),
