@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
+use super::boot::mark;
 use super::run_pane::now_ms;
 use super::pg::{use_pg, EngineState, Pg, Tab, MAX_LIMIT_MS, MIN_LIMIT_MS};
 
@@ -25,9 +26,12 @@ fn mount() {
         return;
     };
     let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) else { return };
-    if super::embed::wanted() {
+    let clear = || {
         el.set_inner_html("");
         let _ = el.remove_attribute("aria-busy");
+    };
+    if super::embed::wanted() {
+        clear();
         if super::embed::mount(&el) {
             return;
         }
@@ -37,20 +41,11 @@ fn mount() {
     match super::boot::live_container(&el) {
         Some(live) => leptos::mount::mount_to(live, App).forget(),
         None => {
-            el.set_inner_html("");
-            let _ = el.remove_attribute("aria-busy");
+            clear();
             leptos::mount::mount_to(el, App).forget();
         }
     }
     mark("pp-ui-mounted");
-}
-
-/// A performance mark of start-up (`pp-ui-start`: the UI's WebAssembly runs; `pp-ui-mounted`: the
-/// shell is rendered), which tools/tti.mjs reads to break the time to interactive down.
-fn mark(name: &str) {
-    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = p.mark(name);
-    }
 }
 
 /// Shows the page's fatal-error banner (plain DOM: works even when the WebAssembly died).
