@@ -6,7 +6,7 @@
 //! index).
 //!
 //! `SCALE_SIZES=10000,100000` (environment) picks the sizes (`SCALE_ONLY_INSERT=1`: the insert row
-//! alone; `SCALE_ONLY_DELETE=1`: the insert and the delete of half; `SCALE_ONLY_UPDATE=1`: the insert, the index and the updateMany); the default is all three (under
+//! alone; `SCALE_ONLY_DELETE=1`: the insert and the delete of half; `SCALE_ONLY_UPDATE=1`: the insert, the index and the updateMany; `SCALE_ONLY_SNAPSHOT=1`: the insert, a snapshot and its restore); the default is all three (under
 //! `cargo test --all-targets`, a smoke run at 1 000 and 2 000).
 
 mod counting_alloc;
@@ -138,6 +138,17 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
         run(&mut db, &doc! {"createIndexes": "r", "indexes": [{"key": {"sensor": 1, "v": 1}, "name": "sensor_1_v_1"}]});
         let (t, _) = time(|| run(&mut db, &doc! {"update": "r", "updates": [{"q": {}, "u": {"$inc": {"v": 1}, "$push": {"tags": "x"}}, "multi": true}]}));
         push("updateMany {$inc, $push}", t);
+        return (per(held), per(bson_bytes), 0.0, 1.0);
+    }
+    if std::env::var("SCALE_ONLY_SNAPSHOT").is_ok() {
+        // The insert, then a snapshot of it and its restore.
+        let (t, _) = time(|| db.snapshot());
+        push("snapshot", t.max(0.0));
+        let snap = db.snapshot();
+        let (t, restored) = time(|| Database::restore(&snap));
+        assert!(restored.is_ok());
+        drop(restored);
+        push("restore", t);
         return (per(held), per(bson_bytes), 0.0, 1.0);
     }
     if std::env::var("SCALE_ONLY_DELETE").is_ok() {

@@ -574,6 +574,29 @@ fn snapshot_round_trips_byte_for_byte() {
     let reply = restored.run_command(&ins(vec![doc! {"_id": 4, "s": "x"}]));
     assert_eq!(reply.get_array("writeErrors").unwrap()[0].as_document().unwrap().get_i32("code").ok(), Some(11000));
     assert!(Database::restore(b"not a snapshot").is_err());
+    // The snapshot is the BSON the bson crate writes for the same document.
+    assert_eq!(Document::from_reader(bytes.as_slice()).unwrap().to_vec().unwrap(), bytes);
+}
+
+#[test]
+fn snapshot_with_documents_that_are_not_stored_as_they_are_round_trips() {
+    // A binary value is one the bytes-as-they-are path leaves to the decoding path.
+    let mut db = new_db();
+    let bin = bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![1, 2, 3] };
+    db.run_command(&ins(vec![doc! {"_id": 1, "b": bin.clone()}, doc! {"_id": 2, "s": "x"}]));
+    let bytes = db.snapshot();
+    let mut restored = Database::restore(&bytes).expect("restores");
+    assert_eq!(restored.snapshot(), bytes);
+    let reply = restored.run_command(&find_all());
+    contains(&reply, &batch(vec![doc! {"_id": 1, "b": bin}, doc! {"_id": 2, "s": "x"}])).unwrap();
+    // A hand-made snapshot holding the same `_id` twice is refused, as a duplicate insert.
+    let mut snap = Document::from_reader(bytes.as_slice()).unwrap();
+    let dbs = snap.get_array_mut("databases").unwrap();
+    let colls = dbs[0].as_document_mut().unwrap().get_array_mut("collections").unwrap();
+    let docs = colls[0].as_document_mut().unwrap().get_array_mut("documents").unwrap();
+    docs.push(Bson::Document(doc! {"_id": 2, "s": "y"}));
+    let err = Database::restore(&snap.to_vec().unwrap()).unwrap_err();
+    assert_eq!(err.code_num(), 11000, "{err:?}");
 }
 
 #[test]
