@@ -48,7 +48,23 @@ impl Record {
 
     /// The document, to read in place.
     pub fn raw(&self) -> Result<&RawDocument> {
-        RawDocument::from_bytes(&self.bytes).map_err(stored_bson_error)
+        Record::raw_of(&self.bytes)
+    }
+
+    /// A stored document's bytes ([`Record::bytes`]), to read in place.
+    pub fn raw_of(bytes: &[u8]) -> Result<&RawDocument> {
+        RawDocument::from_bytes(bytes).map_err(stored_bson_error)
+    }
+
+    /// A stored document's bytes ([`Record::bytes`]) decoded: every field, or only those for
+    /// which `keep` is true (see [`Record::doc_with`]).
+    pub fn decode_of(bytes: &[u8], keep: Option<&dyn Fn(&str) -> bool>) -> Result<Document> {
+        let raw = Record::raw_of(bytes)?;
+        match keep {
+            Some(keep) => value::raw::decode_fields(raw, keep),
+            None => value::raw::decode(raw),
+        }
+        .map_err(stored_bson_error)
     }
 
     /// The document's `_id`, read in place (null when absent).
@@ -63,13 +79,13 @@ impl Record {
 
     /// The document, decoded.
     pub fn doc(&self) -> Result<Document> {
-        value::raw::decode(self.raw()?).map_err(stored_bson_error)
+        Record::decode_of(&self.bytes, None)
     }
 
     /// The document with only the top-level fields for which `keep` is true (for a reader that
     /// reads no other field).
     pub fn doc_with(&self, keep: &dyn Fn(&str) -> bool) -> Result<Document> {
-        value::raw::decode_fields(self.raw()?, keep).map_err(stored_bson_error)
+        Record::decode_of(&self.bytes, Some(keep))
     }
 }
 
