@@ -507,6 +507,78 @@ impl Collection {
         Ok(Some(rec))
     }
 
+    /// Removes the records `rids` (those stored; a repeated id counts once), calling `each`
+    /// with each one in the order given before anything is removed; returns how many were
+    /// removed. Fails, changing nothing, when a record does not decode or `each` fails. Under an
+    /// open transaction's log, one record at a time ([`Collection::remove_record`]); else at
+    /// once: every index's keys of the records are made first (read from the stored bytes where
+    /// they can be, see [`Collection::remove_record`]), then the records go, then each index
+    /// drops its keys in one sorted pass (`KeyTree::remove_sorted`), so a `deleteMany` of many
+    /// documents costs what it removes, not a search and a leaf shift per key.
+    pub fn remove_many(&mut self, rids: &[u64], mut each: impl FnMut(&Record) -> Result<()>) -> Result<usize> {
+        if self.journal.is_some() {
+            let mut n = 0;
+            for rid in rids {
+                if let Some(rec) = self.records.get(rid) {
+                    each(rec)?;
+                }
+                n += usize::from(self.remove_record(*rid)?.is_some());
+            }
+            return Ok(n);
+        }
+        // Each index's keys, back to back in one buffer per index, with the record ids.
+        let mut keys: Vec<Vec<u8>> = vec![Vec::new(); self.indexes.len()];
+        let mut spans: Vec<Vec<(usize, usize, u64)>> = vec![Vec::with_capacity(rids.len()); self.indexes.len()];
+        // Ascending ids (a collection scan's) cannot repeat; others are checked.
+        let ascending = rids.windows(2).all(|w| w[0] < w[1]);
+        let mut seen = std::collections::HashSet::new();
+        let mut targets = Vec::with_capacity(rids.len());
+        for &rid in rids {
+            let Some(rec) = self.records.get(&rid) else { continue };
+            if !ascending && !seen.insert(rid) {
+                continue;
+            }
+            each(rec)?;
+            let raw = rec.raw()?;
+            let mut doc: Option<Document> = None;
+            for (i, ix) in self.indexes.iter().enumerate() {
+                let buf = &mut keys[i];
+                let start = buf.len();
+                match ix.raw_key_into(raw, buf) {
+                    Some(true) => spans[i].push((start, buf.len(), rid)),
+                    Some(false) => {}
+                    None => {
+                        if doc.is_none() {
+                            doc = Some(rec.doc()?);
+                        }
+                        if let Some(Ok(Some(ks))) = doc.as_ref().map(|d| ix.keys_of(d)) {
+                            for k in ks {
+                                let start = buf.len();
+                                buf.extend_from_slice(&ix.index_key(&k));
+                                spans[i].push((start, buf.len(), rid));
+                            }
+                        }
+                    }
+                }
+            }
+            targets.push(rid);
+        }
+        let mut n = 0;
+        for rid in &targets {
+            if let Some(rec) = self.records.remove(rid) {
+                self.data_size -= rec.size();
+                n += 1;
+            }
+        }
+        for ((ix, buf), spans) in self.indexes.iter_mut().zip(&keys).zip(spans) {
+            let mut pairs: Vec<(&[u8], u64)> = spans.into_iter().map(|(a, b, rid)| (&buf[a..b], rid)).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            ix.remove_sorted_keys(&pairs);
+        }
+        Ok(n)
+    }
+
     /// Removes every document (indexes stay).
     pub fn clear(&mut self) {
         if self.journal.is_some() {
