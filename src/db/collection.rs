@@ -571,8 +571,22 @@ impl Collection {
             }
         }
         for ((ix, buf), spans) in self.indexes.iter_mut().zip(&keys).zip(spans) {
-            let mut pairs: Vec<(&[u8], u64)> = spans.into_iter().map(|(a, b, rid)| (&buf[a..b], rid)).collect();
-            pairs.sort_unstable();
+            // Sorted by (key, record id), each key's first 8 bytes compared as a number first
+            // (keys are prefix-free: two of at most 8 bytes with the same first bytes are equal
+            // or one is the shorter).
+            let head = |k: &[u8]| {
+                let mut b = [0u8; 8];
+                let n = k.len().min(8);
+                b[..n].copy_from_slice(&k[..n]);
+                u64::from_be_bytes(b)
+            };
+            let mut sorted: Vec<(u64, &[u8], u64)> = spans.into_iter().map(|(a, b, rid)| (head(&buf[a..b]), &buf[a..b], rid)).collect();
+            sorted.sort_unstable_by(|x, y| {
+                x.0.cmp(&y.0)
+                    .then_with(|| if x.1.len() > 8 || y.1.len() > 8 { x.1.cmp(y.1) } else { x.1.len().cmp(&y.1.len()) })
+                    .then(x.2.cmp(&y.2))
+            });
+            let mut pairs: Vec<(&[u8], u64)> = sorted.into_iter().map(|(_, k, rid)| (k, rid)).collect();
             pairs.dedup();
             ix.remove_sorted_keys(&pairs);
         }

@@ -7,6 +7,7 @@ mod bson_corpus;
 mod common;
 mod conformance;
 mod crud;
+mod delete_many;
 mod doc_validation_error;
 mod cursors;
 mod expr;
