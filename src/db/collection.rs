@@ -529,15 +529,13 @@ impl Collection {
         // Each index's keys, back to back in one buffer per index, with the record ids.
         let mut keys: Vec<Vec<u8>> = vec![Vec::new(); self.indexes.len()];
         let mut spans: Vec<Vec<(usize, usize, u64)>> = vec![Vec::with_capacity(rids.len()); self.indexes.len()];
-        // Ascending ids (a collection scan's) cannot repeat; others are checked.
+        // Ascending ids (a collection scan's) cannot repeat; others are checked. When they are
+        // also many (an eighth of the records or more), the records are walked in order and the
+        // map is rebuilt without them, rather than searched and removed from one by one.
         let ascending = rids.windows(2).all(|w| w[0] < w[1]);
-        let mut seen = std::collections::HashSet::new();
+        let dense = ascending && !rids.is_empty() && rids.len().saturating_mul(8) >= self.records.len();
         let mut targets = Vec::with_capacity(rids.len());
-        for &rid in rids {
-            let Some(rec) = self.records.get(&rid) else { continue };
-            if !ascending && !seen.insert(rid) {
-                continue;
-            }
+        let mut visit = |rid: u64, rec: &Record, targets: &mut Vec<u64>| -> Result<()> {
             each(rec)?;
             let raw = rec.raw()?;
             let mut doc: Option<Document> = None;
@@ -562,12 +560,50 @@ impl Collection {
                 }
             }
             targets.push(rid);
+            Ok(())
+        };
+        if dense {
+            let (first, last) = (rids[0], rids[rids.len() - 1]);
+            let mut want = rids.iter().peekable();
+            for (rid, rec) in self.records.range(first..=last) {
+                while want.next_if(|w| **w < *rid).is_some() {}
+                if want.next_if_eq(&rid).is_some() {
+                    visit(*rid, rec, &mut targets)?;
+                }
+            }
+        } else {
+            let mut seen = std::collections::HashSet::new();
+            for &rid in rids {
+                let Some(rec) = self.records.get(&rid) else { continue };
+                if !ascending && !seen.insert(rid) {
+                    continue;
+                }
+                visit(rid, rec, &mut targets)?;
+            }
         }
         let mut n = 0;
-        for rid in &targets {
-            if let Some(rec) = self.records.remove(rid) {
-                self.data_size -= rec.size();
-                n += 1;
+        if dense {
+            let mut gone = targets.iter().peekable();
+            let mut freed = 0;
+            self.records = std::mem::take(&mut self.records)
+                .into_iter()
+                .filter(|(rid, rec)| {
+                    while gone.next_if(|g| **g < *rid).is_some() {}
+                    if gone.next_if_eq(&rid).is_some() {
+                        freed += rec.size();
+                        n += 1;
+                        return false;
+                    }
+                    true
+                })
+                .collect();
+            self.data_size -= freed;
+        } else {
+            for rid in &targets {
+                if let Some(rec) = self.records.remove(rid) {
+                    self.data_size -= rec.size();
+                    n += 1;
+                }
             }
         }
         for ((ix, buf), spans) in self.indexes.iter_mut().zip(&keys).zip(spans) {
