@@ -6,7 +6,10 @@
 //! index).
 //!
 //! `SCALE_SIZES=10000,100000` (environment) picks the sizes (`SCALE_ONLY_INSERT=1`: the insert row
-//! alone; `SCALE_ONLY_DELETE=1`: the insert and the delete of half; `SCALE_ONLY_UPDATE=1`: the insert, the index and the updateMany; `SCALE_ONLY_SNAPSHOT=1`: the insert, a snapshot and its restore); the default is all three (under
+//! alone; `SCALE_ONLY_DELETE=1`: the insert, the delete of half and the delete of all on {g: 1};
+//! `SCALE_ONLY_SORT=1`: the insert and the `$sort` of all into a `$group`; `SCALE_ONLY_UPDATE=1`:
+//! the insert, the index and the updateMany; `SCALE_ONLY_SNAPSHOT=1`: the insert, a snapshot and
+//! its restore); the default is the three sizes (under
 //! `cargo test --all-targets`, a smoke run at 1 000 and 2 000).
 
 mod counting_alloc;
@@ -172,6 +175,13 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
         // The insert, then the delete of half the documents alone (with the `_id` index only).
         let (t, _) = time(|| run(&mut db, &doc! {"delete": "r", "deletes": [{"q": {"v": {"$lt": 50}}, "limit": 0}]}));
         push("deleteMany (half)", t);
+        delete_all_on_g(&mut db, n, &mut push);
+        return (per(held), per(bson_bytes), 0.0, 1.0);
+    }
+    if std::env::var("SCALE_ONLY_SORT").is_ok() {
+        // The insert, then the sort of every document into a `$group` alone.
+        let (t, _) = time(|| run(&mut db, &sort_all_group()));
+        push("$sort (all) + $group", t);
         return (per(held), per(bson_bytes), 0.0, 1.0);
     }
 
@@ -206,15 +216,7 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     });
     push("$match + $group + $sort", t);
 
-    let (t, _) = time(|| {
-        run(
-            &mut db,
-            &doc! {"aggregate": "r", "pipeline": [
-                {"$sort": {"v": -1, "_id": 1}},
-                {"$group": {"_id": null, "first": {"$first": "$_id"}, "n": {"$sum": 1}}},
-            ], "cursor": {}},
-        )
-    });
+    let (t, _) = time(|| run(&mut db, &sort_all_group()));
     push("$sort (all) + $group", t);
 
     let sensors: Vec<Bson> = (0..1000).map(|i| Bson::Document(doc! {"_id": format!("s{i:03}"), "site": i % 10})).collect();
@@ -300,15 +302,27 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     let (t, _) = time(|| run(&mut db, &doc! {"delete": "r", "deletes": [{"q": {"v": {"$lt": 50}}, "limit": 0}]}));
     push("deleteMany (half)", t);
 
-    // Every document leaves a key that half of them share: each removal from the index must not
-    // cost the number of records holding the key.
-    run(&mut db, &doc! {"create": "g"});
-    run(&mut db, &doc! {"createIndexes": "g", "indexes": [{"key": {"g": 1}, "name": "g_1"}]});
-    run_bytes(&mut db, &insert_commands("g", n, |i| doc! {"_id": i, "g": i % 2}));
-    let (t, _) = time(|| run(&mut db, &doc! {"delete": "g", "deletes": [{"q": {}, "limit": 0}]}));
-    push("deleteMany (all) on {g: 1}, 2 values", t);
+    delete_all_on_g(&mut db, n, &mut push);
     drop(db);
     (per(held), per(bson_bytes), per(index_held), per(key_bytes))
+}
+
+/// Every document sorted, into a `$group` that keeps the first.
+fn sort_all_group() -> Document {
+    doc! {"aggregate": "r", "pipeline": [
+        {"$sort": {"v": -1, "_id": 1}},
+        {"$group": {"_id": null, "first": {"$first": "$_id"}, "n": {"$sum": 1}}},
+    ], "cursor": {}}
+}
+
+/// Every document leaves a key that half of them share: each removal from the index must not
+/// cost the number of records holding the key.
+fn delete_all_on_g(db: &mut Database, n: usize, push: &mut impl FnMut(&'static str, f64)) {
+    run(db, &doc! {"create": "g"});
+    run(db, &doc! {"createIndexes": "g", "indexes": [{"key": {"g": 1}, "name": "g_1"}]});
+    run_bytes(db, &insert_commands("g", n, |i| doc! {"_id": i, "g": i % 2}));
+    let (t, _) = time(|| run(db, &doc! {"delete": "g", "deletes": [{"q": {}, "limit": 0}]}));
+    push("deleteMany (all) on {g: 1}, 2 values", t);
 }
 
 fn main() {

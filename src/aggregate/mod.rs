@@ -187,12 +187,24 @@ impl Pipeline {
         self.run_refs(input.iter().collect(), 0, cx)
     }
 
+    /// True when stage `i` is a `$match` (its filter is known: see [`Pipeline::run_on_stream`]).
+    pub(crate) fn filters_at(&self, i: usize) -> bool {
+        self.stages.get(i).is_some_and(|s| s.as_filter().is_some())
+    }
+
+    /// Stage `i`'s sort specification when it is a plain `$sort` (not one joined to stages that
+    /// read its sort key, see `sort_key`).
+    pub(crate) fn sorts_at(&self, i: usize) -> Option<&crate::query::sort::SortSpec> {
+        self.stages.get(i).and_then(|s| s.sort_spec())
+    }
+
     /// [`Pipeline::run`] over a stream of documents (a collection's, decoded one at a time as
-    /// the stages pull them). With `matched_first`, the input already passed the leading
-    /// `$match` (the query planner ran it).
-    pub fn run_on_stream<'a>(&self, input: impl Iterator<Item = Result<Document>> + 'a, matched_first: bool, catalog: &dyn Catalog, env: &Env) -> Result<Output> {
+    /// the stages pull them) that already went through the first `done` stages (the query
+    /// planner ran a leading `$match`, a plain `$sort` is done by sorting the collection's
+    /// records: see [`Pipeline::filters_at`], [`Pipeline::sorts_at`]).
+    pub fn run_on_stream<'a>(&self, input: impl Iterator<Item = Result<Document>> + 'a, done: usize, catalog: &dyn Catalog, env: &Env) -> Result<Output> {
         let cx = RunCtx { catalog, env };
-        let from = usize::from(matched_first && self.stages.first().is_some_and(|s| s.as_filter().is_some()));
+        let from = done;
         let source: DocStream = Box::new(input);
         let docs = stage::chain(&self.stages[from.min(self.stages.len())..], source, &cx).collect::<Result<Vec<_>>>()?;
         let out = self.stages.last().and_then(|s| s.out_target());

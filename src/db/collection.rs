@@ -48,7 +48,23 @@ impl Record {
 
     /// The document, to read in place.
     pub fn raw(&self) -> Result<&RawDocument> {
-        RawDocument::from_bytes(&self.bytes).map_err(stored_bson_error)
+        Record::raw_of(&self.bytes)
+    }
+
+    /// A stored document's bytes ([`Record::bytes`]), to read in place.
+    pub fn raw_of(bytes: &[u8]) -> Result<&RawDocument> {
+        RawDocument::from_bytes(bytes).map_err(stored_bson_error)
+    }
+
+    /// A stored document's bytes ([`Record::bytes`]) decoded: every field, or only those for
+    /// which `keep` is true (see [`Record::doc_with`]).
+    pub fn decode_of(bytes: &[u8], keep: Option<&dyn Fn(&str) -> bool>) -> Result<Document> {
+        let raw = Record::raw_of(bytes)?;
+        match keep {
+            Some(keep) => value::raw::decode_fields(raw, keep),
+            None => value::raw::decode(raw),
+        }
+        .map_err(stored_bson_error)
     }
 
     /// The document's `_id`, read in place (null when absent).
@@ -63,13 +79,13 @@ impl Record {
 
     /// The document, decoded.
     pub fn doc(&self) -> Result<Document> {
-        value::raw::decode(self.raw()?).map_err(stored_bson_error)
+        Record::decode_of(&self.bytes, None)
     }
 
     /// The document with only the top-level fields for which `keep` is true (for a reader that
     /// reads no other field).
     pub fn doc_with(&self, keep: &dyn Fn(&str) -> bool) -> Result<Document> {
-        value::raw::decode_fields(self.raw()?, keep).map_err(stored_bson_error)
+        Record::decode_of(&self.bytes, Some(keep))
     }
 }
 
@@ -489,6 +505,128 @@ impl Collection {
             }
         }
         Ok(Some(rec))
+    }
+
+    /// Removes the records `rids` (those stored; a repeated id counts once), calling `each`
+    /// with each one in the order given before anything is removed; returns how many were
+    /// removed. Fails, changing nothing, when a record does not decode or `each` fails. Under an
+    /// open transaction's log, one record at a time ([`Collection::remove_record`]); else at
+    /// once: every index's keys of the records are made first (read from the stored bytes where
+    /// they can be, see [`Collection::remove_record`]), then the records go, then each index
+    /// drops its keys in one sorted pass (`KeyTree::remove_sorted`), so a `deleteMany` of many
+    /// documents costs what it removes, not a search and a leaf shift per key.
+    pub fn remove_many(&mut self, rids: &[u64], mut each: impl FnMut(&Record) -> Result<()>) -> Result<usize> {
+        if self.journal.is_some() {
+            let mut n = 0;
+            for rid in rids {
+                if let Some(rec) = self.records.get(rid) {
+                    each(rec)?;
+                }
+                n += usize::from(self.remove_record(*rid)?.is_some());
+            }
+            return Ok(n);
+        }
+        // Each index's keys, back to back in one buffer per index, with the record ids.
+        let mut keys: Vec<Vec<u8>> = vec![Vec::new(); self.indexes.len()];
+        let mut spans: Vec<Vec<(usize, usize, u64)>> = vec![Vec::with_capacity(rids.len()); self.indexes.len()];
+        // Ascending ids (a collection scan's) cannot repeat; others are checked. When they are
+        // also many (an eighth of the records or more), the records are walked in order and the
+        // map is rebuilt without them, rather than searched and removed from one by one.
+        let ascending = rids.windows(2).all(|w| w[0] < w[1]);
+        let dense = ascending && !rids.is_empty() && rids.len().saturating_mul(8) >= self.records.len();
+        let mut targets = Vec::with_capacity(rids.len());
+        let mut visit = |rid: u64, rec: &Record, targets: &mut Vec<u64>| -> Result<()> {
+            each(rec)?;
+            let raw = rec.raw()?;
+            let mut doc: Option<Document> = None;
+            for (i, ix) in self.indexes.iter().enumerate() {
+                let buf = &mut keys[i];
+                let start = buf.len();
+                match ix.raw_key_into(raw, buf) {
+                    Some(true) => spans[i].push((start, buf.len(), rid)),
+                    Some(false) => {}
+                    None => {
+                        if doc.is_none() {
+                            doc = Some(rec.doc()?);
+                        }
+                        if let Some(Ok(Some(ks))) = doc.as_ref().map(|d| ix.keys_of(d)) {
+                            for k in ks {
+                                let start = buf.len();
+                                buf.extend_from_slice(&ix.index_key(&k));
+                                spans[i].push((start, buf.len(), rid));
+                            }
+                        }
+                    }
+                }
+            }
+            targets.push(rid);
+            Ok(())
+        };
+        if dense {
+            let (first, last) = (rids[0], rids[rids.len() - 1]);
+            let mut want = rids.iter().peekable();
+            for (rid, rec) in self.records.range(first..=last) {
+                while want.next_if(|w| **w < *rid).is_some() {}
+                if want.next_if_eq(&rid).is_some() {
+                    visit(*rid, rec, &mut targets)?;
+                }
+            }
+        } else {
+            let mut seen = std::collections::HashSet::new();
+            for &rid in rids {
+                let Some(rec) = self.records.get(&rid) else { continue };
+                if !ascending && !seen.insert(rid) {
+                    continue;
+                }
+                visit(rid, rec, &mut targets)?;
+            }
+        }
+        let mut n = 0;
+        if dense {
+            let mut gone = targets.iter().peekable();
+            let mut freed = 0;
+            self.records = std::mem::take(&mut self.records)
+                .into_iter()
+                .filter(|(rid, rec)| {
+                    while gone.next_if(|g| **g < *rid).is_some() {}
+                    if gone.next_if_eq(&rid).is_some() {
+                        freed += rec.size();
+                        n += 1;
+                        return false;
+                    }
+                    true
+                })
+                .collect();
+            self.data_size -= freed;
+        } else {
+            for rid in &targets {
+                if let Some(rec) = self.records.remove(rid) {
+                    self.data_size -= rec.size();
+                    n += 1;
+                }
+            }
+        }
+        for ((ix, buf), spans) in self.indexes.iter_mut().zip(&keys).zip(spans) {
+            // Sorted by (key, record id), each key's first 8 bytes compared as a number first
+            // (keys are prefix-free: two of at most 8 bytes with the same first bytes are equal
+            // or one is the shorter).
+            let head = |k: &[u8]| {
+                let mut b = [0u8; 8];
+                let n = k.len().min(8);
+                b[..n].copy_from_slice(&k[..n]);
+                u64::from_be_bytes(b)
+            };
+            let mut sorted: Vec<(u64, &[u8], u64)> = spans.into_iter().map(|(a, b, rid)| (head(&buf[a..b]), &buf[a..b], rid)).collect();
+            sorted.sort_unstable_by(|x, y| {
+                x.0.cmp(&y.0)
+                    .then_with(|| if x.1.len() > 8 || y.1.len() > 8 { x.1.cmp(y.1) } else { x.1.len().cmp(&y.1.len()) })
+                    .then(x.2.cmp(&y.2))
+            });
+            let mut pairs: Vec<(&[u8], u64)> = sorted.into_iter().map(|(_, k, rid)| (k, rid)).collect();
+            pairs.dedup();
+            ix.remove_sorted_keys(&pairs);
+        }
+        Ok(n)
     }
 
     /// Removes every document (indexes stay).

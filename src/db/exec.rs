@@ -9,8 +9,8 @@ use crate::expr::VarScope;
 use crate::query::sort::SortSpec;
 use crate::query::{MatchDetails, Matcher};
 
-use super::collection::Collection;
-use super::planner;
+use super::collection::{Collection, Record};
+use super::{keystring, planner};
 
 /// A parsed filter with the document it came from (the planner reads the document).
 pub(crate) struct Filter<'a> {
@@ -111,15 +111,6 @@ impl Sort {
         }
         Ok(Some(Sort::Spec(SortSpec::parse_find(spec)?)))
     }
-
-    /// Sorts records (given in natural order) in place; stable, so ties keep natural order.
-    pub fn apply<T>(&self, items: &mut Vec<T>, doc: impl Fn(&T) -> &Document) {
-        match self {
-            Sort::Natural { reverse: false } => {}
-            Sort::Natural { reverse: true } => items.reverse(),
-            Sort::Spec(s) => s.sort(items, doc),
-        }
-    }
 }
 
 /// The records matching `filter` after `sort`, `skip` and `limit` (0 = no limit), read through
@@ -160,19 +151,87 @@ pub(crate) fn select(
     .map_err(|e| filter.executor_error(e))?;
     env.add_keys_examined(keys);
     if let (Some(s), false) = (sort, plan.provides_sort()) {
-        // The sort reads only its key fields: only those are decoded (nothing for `$natural`).
-        let tops: Vec<String> = match s {
-            Sort::Spec(spec) => spec.keys().into_iter().map(|(p, _)| p.split('.').next().unwrap_or(&p).to_string()).collect(),
-            Sort::Natural { .. } => Vec::new(),
-        };
-        let keep = |name: &str| tops.iter().any(|t| t == name);
-        let mut with_docs: Vec<(u64, MatchDetails, Document)> =
-            found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| r.doc_with(&keep).map(|doc| (rid, d, doc)))).collect::<Result<_>>()?;
-        s.apply(&mut with_docs, |(_, _, d)| d);
-        found = with_docs.into_iter().map(|(rid, d, _)| (rid, d)).collect();
+        // The sort reads its keys from the stored bytes (see `sort_records`).
+        match s {
+            Sort::Spec(spec) => {
+                let with_records: Vec<(u64, MatchDetails, &[u8])> = found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| (rid, d, r.bytes()))).collect();
+                found = sort_records(spec, with_records, |(_, _, r)| r)?.into_iter().map(|(rid, d, _)| (rid, d)).collect();
+            }
+            Sort::Natural { reverse } => {
+                if *reverse {
+                    found.reverse();
+                }
+            }
+        }
     }
     let it = found.into_iter().skip(skip as usize);
     Ok(if limit > 0 { it.take(limit as usize).collect() } else { it.collect() })
+}
+
+/// One item being sorted by [`sort_records`]: the first 16 bytes of its key (zero-padded), as
+/// two numbers, and its position in the input (where its whole key is, and the tie-break).
+struct SortEntry {
+    hi: u64,
+    lo: u64,
+    at: usize,
+}
+
+/// Sorts `items` (each with its stored document's bytes, `record`: see `Record::bytes`) stably by `spec`, in the order
+/// `SortSpec::sort` gives their decoded documents. Each item's sort key is computed once, as
+/// the order-preserving bytes of `keystring` (whose byte order is `value::compare`'s, a
+/// descending field's bytes complemented), read from the stored bytes where no array lies along
+/// the path (else from the key fields decoded, through `SortSpec::key_values`); the keys lie
+/// back to back in one buffer and the sort moves small fixed-size entries that hold each key's
+/// first 16 bytes, so no document is decoded or moved to sort (ties fall back to the whole key,
+/// then to the input order).
+pub(crate) fn sort_records<T>(spec: &SortSpec, items: Vec<T>, record: impl Fn(&T) -> &[u8]) -> Result<Vec<T>> {
+    let paths: Vec<(&[String], bool)> = spec.paths().collect();
+    let tops: Vec<&str> = paths.iter().filter_map(|(p, _)| p.first().map(String::as_str)).collect();
+    let keep = |name: &str| tops.iter().any(|t| *t == name);
+    let mut keys: Vec<u8> = Vec::with_capacity(items.len() * 16);
+    let mut ends: Vec<usize> = Vec::with_capacity(items.len());
+    let mut entries: Vec<SortEntry> = Vec::with_capacity(items.len());
+    for (at, item) in items.iter().enumerate() {
+        let start = keys.len();
+        sort_key_into(record(item), spec, &paths, &keep, &mut keys)?;
+        ends.push(keys.len());
+        let mut prefix = [0u8; 16];
+        let n = (keys.len() - start).min(16);
+        prefix[..n].copy_from_slice(&keys[start..start + n]);
+        let (hi, lo) = prefix.split_at(8);
+        let word = |b: &[u8]| u64::from_be_bytes(b.try_into().unwrap_or([0; 8]));
+        entries.push(SortEntry { hi: word(hi), lo: word(lo), at });
+    }
+    let key = |at: usize| &keys[if at == 0 { 0 } else { ends[at - 1] }..ends[at]];
+    entries.sort_unstable_by(|a, b| (a.hi, a.lo).cmp(&(b.hi, b.lo)).then_with(|| key(a.at).cmp(key(b.at))).then(a.at.cmp(&b.at)));
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
+    Ok(entries.iter().filter_map(|e| slots.get_mut(e.at).and_then(Option::take)).collect())
+}
+
+/// Appends the sort key of `rec` (see [`sort_records`]).
+fn sort_key_into(rec: &[u8], spec: &SortSpec, paths: &[(&[String], bool)], keep: &dyn Fn(&str) -> bool, out: &mut Vec<u8>) -> Result<()> {
+    use crate::value::raw::{decode_value, lookup, RawLookup};
+    let raw = Record::raw_of(rec)?;
+    let start = out.len();
+    for (parts, ascending) in paths {
+        let v = match lookup(raw, parts) {
+            RawLookup::Missing => Some(Bson::Null),
+            RawLookup::Value(v) => decode_value(v).ok(),
+            RawLookup::Decode => None,
+        };
+        let Some(v) = v else {
+            // An array along the path (the key is its smallest or largest element): from the
+            // decoded key fields.
+            out.truncate(start);
+            let doc = Record::decode_of(rec, Some(keep))?;
+            for ((_, ascending), v) in paths.iter().zip(spec.key_values(&doc)) {
+                keystring::append_dir(v, !ascending, out);
+            }
+            return Ok(());
+        };
+        keystring::append_dir(&v, !ascending, out);
+    }
+    Ok(())
 }
 
 /// The `_id` of a document (null when absent).

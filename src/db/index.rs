@@ -424,6 +424,12 @@ impl Index {
         self.entries.remove(key, rid);
     }
 
+    /// Forgets the `(key, record id)` pairs of `pairs` (keys as [`Index::raw_key_into`] or
+    /// [`Index::index_key`] give them), sorted, at once (see `KeyTree::remove_sorted`).
+    pub fn remove_sorted_keys(&mut self, pairs: &[(&[u8], u64)]) {
+        self.entries.remove_sorted(pairs);
+    }
+
     /// Records key `key` (from [`Index::raw_key_into`]) for record `rid`.
     pub fn add_key(&mut self, key: &[u8], rid: u64) {
         self.entries.insert(key, rid);

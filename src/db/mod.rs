@@ -519,6 +519,17 @@ impl Database {
         self.reports.len() < MAX_WRITE_REPORTS
     }
 
+    /// How many more write reports the command keeps (see [`Database::report`]).
+    pub(crate) fn report_room(&self) -> usize {
+        MAX_WRITE_REPORTS.saturating_sub(self.reports.len())
+    }
+
+    /// Counts `n` written documents whose reports are not kept (after [`Database::report_room`]
+    /// reports).
+    pub(crate) fn count_reports(&mut self, n: usize) {
+        self.reports_total += n;
+    }
+
     /// Counts one written document, and keeps its report (made by `r`, only then) while fewer
     /// than [`MAX_WRITE_REPORTS`] are kept: the reports of a command writing a million
     /// documents would take more memory than the documents, and nothing reads that many.

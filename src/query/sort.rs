@@ -84,6 +84,11 @@ impl SortSpec {
         self.keys.iter().map(|k| (k.parts.join("."), k.ascending)).collect()
     }
 
+    /// The sort keys: each path's parts with `true` for ascending.
+    pub fn paths(&self) -> impl Iterator<Item = (&[String], bool)> {
+        self.keys.iter().map(|k| (k.parts.as_slice(), k.ascending))
+    }
+
     /// Orders two documents by this specification (see the module documentation).
     pub fn compare(&self, a: &Document, b: &Document) -> Ordering {
         for k in &self.keys {

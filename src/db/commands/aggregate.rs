@@ -11,7 +11,7 @@ use crate::value;
 use super::super::args::{self, Fields};
 use super::super::exec::{self, Filter, Sort};
 use super::super::report::{WriteOp, WriteReport};
-use super::super::{Collection, Database};
+use super::super::{Collection, Database, Record};
 use super::super::cursors::{OpenCursor, Rest};
 use super::write;
 use super::{cursor_reply, let_scope, let_vars, Ctx};
@@ -136,15 +136,15 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
     let executor = |e: Error| e.add_context(&context);
     let output = {
         // The collection's documents are decoded one at a time as the stages pull them.
-        let (input, matched_first) = match &source {
+        let (input, done) = match &source {
             Target::Collection(c) => match db.collection(&ctx.db, c) {
-                Some(coll) => read_input(coll, &all_stages, hint, &context, &ctx.env)?,
-                None => (empty_input(), false),
+                Some(coll) => read_input(coll, &all_stages, &pipeline, hint, &context, &ctx.env)?,
+                None => (empty_input(), 0),
             },
-            Target::Database => (empty_input(), false),
+            Target::Database => (empty_input(), 0),
         };
         let catalog = db.catalog(&ctx.db, ctx.env.now);
-        pipeline.run_on_stream(input, matched_first, &catalog, &ctx.env).map_err(executor)?
+        pipeline.run_on_stream(input, done, &catalog, &ctx.env).map_err(executor)?
     };
     match output.out {
         None => {
@@ -163,24 +163,35 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
     }
 }
 
-/// The documents a pipeline starts from. A leading `$match` (with a `$sort` and `$limit` right
-/// after it) is answered by the query planner, as the server pushes them down; the stages still
-/// run over the documents it returns (which they leave as they are), but for that `$match`.
-/// `executor` is the context of errors raised while the plan runs.
-fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, executor: &str, env: &crate::env::Env) -> Result<(Input<'c>, bool)> {
+/// The documents a pipeline starts from, and how many of its leading stages they went through.
+/// A leading `$match` (with a `$sort` and `$limit` right after it) is answered by the query
+/// planner, as the server pushes them down; the stages still run over the documents it returns
+/// (which they leave as they are), but for that `$match` and a plain `$sort` after it. A leading
+/// plain `$sort` sorts the records by their keys read from the stored bytes
+/// (`exec::sort_records`), and the documents are decoded in that order as the stages pull them,
+/// so the sort holds no decoded document. `executor` is the context of errors raised while the
+/// plan runs.
+fn read_input<'c>(coll: &'c Collection, stages: &[Bson], pipeline: &Pipeline, hint: Option<&Bson>, executor: &str, env: &crate::env::Env) -> Result<(Input<'c>, usize)> {
     let stage = |i: usize, name: &str| match stages.get(i) {
         Some(Bson::Document(d)) if d.len() == 1 => d.get(name),
         _ => None,
     };
     // A pipeline that reads only some fields (up to a `$group`) gets only those decoded.
     let fields = crate::aggregate::deps::group_input_fields(stages);
-    let decode = move |r: &'c super::super::Record| match &fields {
-        Some(fs) => r.doc_with(&|name| fs.iter().any(|f| f == name)),
-        None => r.doc(),
+    let decode_bytes = move |r: &'c [u8]| match &fields {
+        Some(fs) => Record::decode_of(r, Some(&|name| fs.iter().any(|f| f == name))),
+        None => Record::decode_of(r, None),
     };
     let Some(Bson::Document(filter)) = stage(0, "$match") else {
         env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
-        return Ok((Box::new(coll.iter().map(move |(_, r)| decode(r))), false));
+        if let (Some(spec), Some(_)) = (pipeline.sorts_at(0), stage(0, "$sort")) {
+            // The records' bytes (not the records), so that reading them in sorted order
+            // touches only the bytes.
+            let records: Vec<&'c [u8]> = coll.iter().map(|(_, r)| r.bytes()).collect();
+            let sorted = exec::sort_records(spec, records, |r| r)?;
+            return Ok((Box::new(sorted.into_iter().map(decode_bytes)), 1));
+        }
+        return Ok((Box::new(coll.iter().map(move |(_, r)| decode_bytes(r.bytes()))), 0));
     };
     let sort_doc = match stage(1, "$sort") {
         Some(Bson::Document(s)) => Some(s.clone()),
@@ -194,7 +205,13 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], hint: Option<&Bson>, ex
     let filter = Filter::parse(filter, env)?.with_hint(hint).in_executor(executor);
     let sort = Sort::parse(sort_doc.as_ref())?;
     let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
-    Ok((Box::new(found.into_iter().filter_map(move |(rid, _)| coll.get(rid).map(&decode))), true))
+    // The records come sorted: a plain `$sort` after the `$match` is done.
+    let done = match (pipeline.filters_at(0), sort.is_some() && pipeline.sorts_at(1).is_some()) {
+        (false, _) => 0,
+        (true, false) => 1,
+        (true, true) => 2,
+    };
+    Ok((Box::new(found.into_iter().filter_map(move |(rid, _)| coll.get(rid).map(|r| decode_bytes(r.bytes())))), done))
 }
 
 /// A pipeline's input: documents decoded as they are read.

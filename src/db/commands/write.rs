@@ -332,6 +332,33 @@ pub(crate) fn delete_statement(
         }
     };
     let mut removed = Removed::default();
+    if !just_one {
+        // Every match at once (`Collection::remove_many`); the reports kept are made as before
+        // (in match order, the document decoded only for those).
+        let rids: Vec<u64> = targets.iter().map(|(rid, _)| *rid).collect();
+        let room = db.report_room();
+        let mut kept: Vec<(usize, Document)> = Vec::new();
+        let Some(c) = db.collection_mut(dbname, coll) else { return Ok(removed) };
+        removed.n = c.remove_many(&rids, |rec| {
+            if kept.len() < room {
+                kept.push((rec.size(), rec.doc()?));
+            }
+            Ok(())
+        })?;
+        let unkept = removed.n.saturating_sub(kept.len());
+        for (size, doc) in kept {
+            db.report(|| WriteReport {
+                collection: coll.to_string(),
+                id: exec::id_of(&doc),
+                before_size: Some(size),
+                after_size: None,
+                changed_paths: doc.keys().cloned().collect(),
+                op: WriteOp::Delete,
+            });
+        }
+        db.count_reports(unkept);
+        return Ok(removed);
+    }
     for (rid, _) in targets {
         // The document is decoded only when someone reads it: the one a single delete returns,
         // and the reports kept (`Database::report`); the removal reads the index keys from the
