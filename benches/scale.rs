@@ -160,15 +160,7 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     }
     if std::env::var("SCALE_ONLY_SNAPSHOT").is_ok() {
         // The insert, then a snapshot of it and its restore.
-        let (t, _) = time(|| copy_records(&db));
-        push(FLOOR, t);
-        let (t, _) = time(|| db.snapshot());
-        push("snapshot", t.max(0.0));
-        let snap = db.snapshot();
-        let (t, restored) = time(|| Database::restore(&snap));
-        assert!(restored.is_ok());
-        drop(restored);
-        push("restore", t);
+        snapshot_and_restore(&db, &mut push);
         return (per(held), per(bson_bytes), 0.0, 1.0);
     }
     if std::env::var("SCALE_ONLY_DELETE").is_ok() {
@@ -289,15 +281,7 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     let (t, _) = time(|| run_bytes(&mut db, &upserts));
     push("update: one upsert per statement", t);
 
-    let (t, _) = time(|| copy_records(&db));
-    push(FLOOR, t);
-    let (t, _) = time(|| db.snapshot());
-    push("snapshot", t.max(0.0));
-    let snap = db.snapshot();
-    let (t, restored) = time(|| Database::restore(&snap));
-    assert!(restored.is_ok());
-    drop(restored);
-    push("restore", t);
+    snapshot_and_restore(&db, &mut push);
 
     let (t, _) = time(|| run(&mut db, &doc! {"delete": "r", "deletes": [{"q": {"v": {"$lt": 50}}, "limit": 0}]}));
     push("deleteMany (half)", t);
@@ -308,6 +292,19 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
 }
 
 /// Every document sorted, into a `$group` that keeps the first.
+/// The floor row, then a snapshot of the whole database and its restore.
+fn snapshot_and_restore(db: &Database, push: &mut impl FnMut(&'static str, f64)) {
+    let (t, _) = time(|| copy_records(db));
+    push(FLOOR, t);
+    let (t, _) = time(|| db.snapshot());
+    push("snapshot", t.max(0.0));
+    let snap = db.snapshot();
+    let (t, restored) = time(|| Database::restore(&snap));
+    assert!(restored.is_ok());
+    drop(restored);
+    push("restore", t);
+}
+
 fn sort_all_group() -> Document {
     doc! {"aggregate": "r", "pipeline": [
         {"$sort": {"v": -1, "_id": 1}},
