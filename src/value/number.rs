@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use bson::{Bson, Decimal128};
-use decmathlib_rs::d128::d128;
+use decmathlib_rs::d128::{d128, StatusFlags};
 
 /// A BSON number, borrowed out of a value.
 #[derive(Debug, Clone, Copy)]
@@ -140,9 +140,11 @@ impl Number {
                 }
             }
             Number::Decimal(d) => {
-                let f = d128_to_f64(d);
-                let i = f as i64;
-                if f.fract() == 0.0 && Number::Decimal(d).cmp_num(Number::Long(i)) == Ordering::Equal {
+                // Truncated in decimal (a double would round integers past 2^53), then kept only
+                // when nothing was cut off.
+                let mut flags = 0;
+                let i = d.convert_to_i64_toward_zero(&mut flags);
+                if flags & StatusFlags::BID_INVALID_EXCEPTION == 0 && Number::Decimal(d).cmp_num(Number::Long(i)) == Ordering::Equal {
                     Some(i)
                 } else {
                     None
@@ -299,6 +301,19 @@ mod tests {
         assert_eq!(Number::Double(f64::NAN).cmp_num(Number::Int(i32::MIN)), Ordering::Less);
         let d = Number::from_bson(&Bson::Decimal128("1.0".parse().unwrap())).unwrap();
         assert_eq!(d.cmp_num(Number::Int(1)), Ordering::Equal);
+    }
+
+    #[test]
+    fn exact_i64_of_a_decimal_is_exact_past_two_to_the_53() {
+        let dec = |s: &str| Number::from_bson(&Bson::Decimal128(s.parse().unwrap())).unwrap();
+        assert_eq!(dec("9007199254740993").to_exact_i64(), Some(9_007_199_254_740_993));
+        assert_eq!(dec("-9223372036854775808").to_exact_i64(), Some(i64::MIN));
+        assert_eq!(dec("9223372036854775807.0").to_exact_i64(), Some(i64::MAX));
+        assert_eq!(dec("9223372036854775808").to_exact_i64(), None);
+        assert_eq!(dec("2.5").to_exact_i64(), None);
+        assert_eq!(dec("-0").to_exact_i64(), Some(0));
+        assert_eq!(dec("NaN").to_exact_i64(), None);
+        assert_eq!(dec("Infinity").to_exact_i64(), None);
     }
 
     #[test]
