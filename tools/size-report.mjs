@@ -31,6 +31,9 @@ const PARTS = [
   ['html', /^index\.html$/, true],
   ['other pages', /\.html$/, false],
   ['register-sw.js', /^register-sw\.js$/, true],
+  // The sandbox frame's script (www/sandbox.js) starts the engine worker: on the first load.
+  ['sandbox', /^sandbox\.js$/, true],
+  ['icon', /^favicon\.svg$/, true],
   // The time-zone file: fetched once the page is interactive (www/sandbox.js).
   ['time zones', /^tz\//, false],
 ];

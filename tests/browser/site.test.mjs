@@ -228,6 +228,14 @@ test("the time-zone file is not on the first load: not in the engine's wasm, cou
       return tz && [performance.getEntriesByName("pp-ready")[0].startTime, tz.startTime];
     }, null, { timeout: 30_000 }).then((h) => h.jsonValue());
     assert.ok(fetched >= ready, `the time-zone file was asked for at ${fetched} ms, before the page was interactive (${ready} ms)`);
+    // The report's first load is what the page asked for before it was interactive (the page
+    // itself, and every file its Resource Timing shows started by then).
+    const asked = await page.evaluate((ready) => performance.getEntriesByType("resource").filter((e) => e.startTime <= ready).map((e) => e.name), ready);
+    const files = [...new Set(asked.filter((u) => u.startsWith(site.url)).map((u) => u.slice(site.url.length)))];
+    assert.deepEqual(
+      ["index.html", ...files].sort(),
+      report.files.filter((f) => f.first).map((f) => f.file).sort(),
+    );
     assert.deepEqual(errors, []);
   });
 });
