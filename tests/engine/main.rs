@@ -19,6 +19,7 @@ mod props;
 mod query;
 mod raw_insert;
 mod raw_match;
+mod raw_update;
 mod schema;
 mod time_zones;
 mod update;

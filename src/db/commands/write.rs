@@ -225,6 +225,8 @@ pub(crate) fn update_statement(
         return Ok(result);
     }
     let op = if spec.is_replacement() { WriteOp::Replace } else { WriteOp::Update };
+    // An operator update reads only the top-level fields its paths start with.
+    let fields = spec.0.top_fields();
     for (rid, details) in targets {
         let Some(c) = db.collection(dbname, coll) else { break };
         if !opts.keep_docs && (opts.bypass_validation || !c.has_validator()) {
@@ -237,6 +239,7 @@ pub(crate) fn update_statement(
             let written = cm
                 .update_in_place(
                     rid,
+                    fields.as_deref(),
                     |doc| spec.0.undo_point(doc),
                     |doc, undo| {
                         found = true;
