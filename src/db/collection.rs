@@ -501,8 +501,10 @@ impl Collection {
                 if old_keys.keys(i).eq(new_keys.keys(i)) {
                     continue;
                 }
-                if let (Some(m), false, false) = (moves.as_deref_mut(), ix.unique, ix.is_id()) {
-                    // No check reads this index's entries: the move can wait for the batch.
+                let one_old = old_keys.keys(i).nth(1).is_none();
+                if let (Some(m), false, false, true) = (moves.as_deref_mut(), ix.unique, ix.is_id(), one_old) {
+                    // No check reads this index's entries: the move can wait for the batch (the
+                    // old document had one key or none: no array along the paths either).
                     m.push(i, rid, old_keys.keys(i).next(), new_keys.keys(i).next());
                     continue;
                 }
