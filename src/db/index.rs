@@ -395,21 +395,31 @@ impl Index {
         let mut all_missing = true;
         for (i, field) in self.key.keys().enumerate() {
             let found = if field.contains('.') { value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>()) } else { value::raw::lookup(doc, &[field]) };
-            let v = match found {
-                value::raw::RawLookup::Decode => None,
-                value::raw::RawLookup::Missing => Some(Bson::Null),
+            // As [`Index::key_of_values`]: the first `descending.len()` fields make the key.
+            let desc = self.descending.get(i).copied();
+            match found {
+                value::raw::RawLookup::Decode => {
+                    out.truncate(start);
+                    return None;
+                }
+                value::raw::RawLookup::Missing => {
+                    if let Some(desc) = desc {
+                        keystring::append_dir(&Bson::Null, desc, out);
+                    }
+                }
                 value::raw::RawLookup::Value(v) => {
                     all_missing = false;
-                    value::raw::decode_value(v).ok()
+                    // Strings and the fixed-size kinds are encoded from the bytes as they are.
+                    if !desc.is_some_and(|d| keystring::append_raw_dir(v, d, out)) {
+                        let Ok(v) = value::raw::decode_value(v) else {
+                            out.truncate(start);
+                            return None;
+                        };
+                        if let Some(desc) = desc {
+                            keystring::append_dir(&v, desc, out);
+                        }
+                    }
                 }
-            };
-            let Some(v) = v else {
-                out.truncate(start);
-                return None;
-            };
-            // As [`Index::key_of_values`]: the first `descending.len()` fields make the key.
-            if let Some(desc) = self.descending.get(i) {
-                keystring::append_dir(&v, *desc, out);
             }
         }
         if self.sparse && all_missing {
