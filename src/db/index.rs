@@ -395,21 +395,31 @@ impl Index {
         let mut all_missing = true;
         for (i, field) in self.key.keys().enumerate() {
             let found = if field.contains('.') { value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>()) } else { value::raw::lookup(doc, &[field]) };
-            let v = match found {
-                value::raw::RawLookup::Decode => None,
-                value::raw::RawLookup::Missing => Some(Bson::Null),
+            // As [`Index::key_of_values`]: the first `descending.len()` fields make the key.
+            let desc = self.descending.get(i).copied();
+            match found {
+                value::raw::RawLookup::Decode => {
+                    out.truncate(start);
+                    return None;
+                }
+                value::raw::RawLookup::Missing => {
+                    if let Some(desc) = desc {
+                        keystring::append_dir(&Bson::Null, desc, out);
+                    }
+                }
                 value::raw::RawLookup::Value(v) => {
                     all_missing = false;
-                    value::raw::decode_value(v).ok()
+                    // Strings and the fixed-size kinds are encoded from the bytes as they are.
+                    if !desc.is_some_and(|d| keystring::append_raw_dir(v, d, out)) {
+                        let Ok(v) = value::raw::decode_value(v) else {
+                            out.truncate(start);
+                            return None;
+                        };
+                        if let Some(desc) = desc {
+                            keystring::append_dir(&v, desc, out);
+                        }
+                    }
                 }
-            };
-            let Some(v) = v else {
-                out.truncate(start);
-                return None;
-            };
-            // As [`Index::key_of_values`]: the first `descending.len()` fields make the key.
-            if let Some(desc) = self.descending.get(i) {
-                keystring::append_dir(&v, *desc, out);
             }
         }
         if self.sparse && all_missing {
@@ -535,25 +545,25 @@ impl Index {
         }
     }
 
-    /// Moves record `rid` from the keys of its old document (`old`, as [`Index::keys_of`] gave
-    /// them) to those of `doc`. Nothing changes when the keys stayed the same and no new array
-    /// appeared along the key paths (an update of other fields), so an update does not pay for
-    /// the index entries of a key that many records share.
-    pub fn rekey(&mut self, old: Option<Vec<Document>>, doc: &Document, rid: u64) {
+    /// Moves record `rid` from its old keys (`old`, encoded as the index orders them) to those
+    /// of `doc`. Nothing changes when the keys stayed the same and no new array appeared along
+    /// the key paths (an update of other fields), so an update does not pay for the index
+    /// entries of a key that many records share.
+    pub fn rekey<'k>(&mut self, old: impl Iterator<Item = &'k [u8]> + Clone, doc: &Document, rid: u64) {
         // The new keys are made once, for the comparison and for adding them.
         let new = self.keys_with_multikey(doc);
-        if let (Some(old), Ok(Some((keys, paths)))) = (&old, &new) {
+        if let Ok(Some((keys, paths))) = &new {
             let known = match &self.wildcard {
                 Some(w) => paths.iter().flatten().all(|p| w.multikey.contains(p)),
                 None => self.multikey_paths.iter().zip(paths).all(|(k, p)| p.iter().all(|x| k.contains(x))),
             };
-            let same = old.len() == keys.len() && old.iter().zip(keys).all(|(a, b)| key_bytes(a) == key_bytes(b));
+            let same = old.clone().count() == keys.len() && old.clone().zip(keys).all(|(a, b)| a == self.index_key(b));
             if known && same {
                 return;
             }
         }
-        if let Some(old) = old {
-            self.remove_keys(&old, rid);
+        for k in old {
+            self.entries.remove(k, rid);
         }
         if let Ok(Some((keys, paths))) = new {
             self.add_keys(keys, paths, rid);

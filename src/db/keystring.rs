@@ -150,6 +150,33 @@ pub fn append_dir(v: &Bson, descending: bool, out: &mut Vec<u8>) {
     }
 }
 
+/// [`append_dir`] of a value read in place, for the kinds that need no decoding (a string is
+/// not copied first); false, appending nothing, for the others (decode them).
+pub fn append_raw_dir(v: bson::RawBsonRef<'_>, descending: bool, out: &mut Vec<u8>) -> bool {
+    use bson::RawBsonRef as R;
+    let start = out.len();
+    match v {
+        R::String(s) | R::Symbol(s) => {
+            out.push(STRING);
+            escaped(s.as_bytes(), out);
+        }
+        R::Double(f) => append(&Bson::Double(f), out),
+        R::Int32(i) => append(&Bson::Int32(i), out),
+        R::Int64(i) => append(&Bson::Int64(i), out),
+        R::DateTime(d) => append(&Bson::DateTime(d), out),
+        R::Boolean(b) => append(&Bson::Boolean(b), out),
+        R::ObjectId(o) => append(&Bson::ObjectId(o), out),
+        R::Null => append(&Bson::Null, out),
+        _ => return false,
+    }
+    if descending {
+        for b in &mut out[start..] {
+            *b = !*b;
+        }
+    }
+    true
+}
+
 /// One value's encoding (ascending).
 pub fn encode(v: &Bson) -> Vec<u8> {
     let mut out = Vec::with_capacity(16);

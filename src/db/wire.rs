@@ -43,6 +43,55 @@ pub(crate) fn encode_fast(doc: &Document, size_hint: usize) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The bytes of stored document `raw` after an update that decoded only its top-level fields
+/// for which `keep` is true (into `fields`, then changed): each kept field is written from
+/// `fields` at its place (left out when `fields` no longer has it), every other element is
+/// copied as it is, and the fields of `fields` that `raw` did not have follow, in their order.
+/// For a stored document (the bytes encoding gives) that is what encoding the whole updated
+/// document gives: a document keeps its fields in place and adds new ones at its end.
+pub(crate) fn splice_fields(raw: &bson::RawDocument, fields: &Document, keep: &dyn Fn(&str) -> bool, size_hint: usize) -> Result<Vec<u8>> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(size_hint);
+    out.extend_from_slice(&[0; 4]);
+    let mut written: Vec<&str> = Vec::with_capacity(fields.len());
+    let mut at = 4;
+    for el in raw.iter_elements() {
+        let el = el.map_err(|e| Error::new(ErrorKind::InternalError, format!("stored document does not read: {e}")))?;
+        let name = el.key().as_str();
+        let end = at + 1 + name.len() + 1 + el.size();
+        if !keep(name) {
+            out.extend_from_slice(&bytes[at..end]);
+        } else if !written.contains(&name) {
+            written.push(name);
+            if let Some(v) = fields.get(name) {
+                write_one(&mut out, name, v)?;
+            }
+        }
+        at = end;
+    }
+    for (k, v) in fields {
+        if !written.contains(&k.as_str()) {
+            write_one(&mut out, k, v)?;
+        }
+    }
+    out.push(0);
+    patch_len(&mut out, 0);
+    Ok(out)
+}
+
+/// Appends one element: the fast writer, or the bson crate for the rare kinds.
+fn write_one(out: &mut Vec<u8>, key: &str, v: &Bson) -> Result<()> {
+    let start = out.len();
+    if !write_element(out, key, v) {
+        out.truncate(start);
+        let mut one = Document::new();
+        one.insert(key, v.clone());
+        let bytes = encode(&one)?;
+        out.extend_from_slice(&bytes[4..bytes.len() - 1]);
+    }
+    Ok(())
+}
+
 /// Appends `doc`'s BSON to `out`: the fast writer, or the bson crate for the rare kinds.
 fn write_doc_or_encode(out: &mut Vec<u8>, doc: &Document) -> Result<()> {
     let start = out.len();

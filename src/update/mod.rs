@@ -125,6 +125,17 @@ impl Update {
         Ok(applied)
     }
 
+    /// The top-level fields an operator update reads and changes (its paths' first
+    /// components), for a caller that decodes only those (with `_id`, which errors name) and
+    /// leaves the others as stored; `None` for a replacement or a pipeline (they read the whole
+    /// document).
+    pub fn top_fields(&self) -> Option<Vec<&str>> {
+        match &self.kind {
+            Kind::Modifiers { root, .. } => Some(root.fields().map(|(name, _)| name).collect()),
+            _ => None,
+        }
+    }
+
     /// What to keep aside before [`Update::apply_in_place`] changes `doc`, to restore it when the
     /// update or the write fails: the top-level fields an operator update changes (only the
     /// length of an array it appends to), the whole document for a replacement or a pipeline.
@@ -191,11 +202,10 @@ impl Update {
                 validate::id_value(id)?;
             }
         }
+        // The caller checks the incremental size against the bytes it writes (`doc` may hold
+        // only the touched fields: see `Collection::update_in_place`).
         let size = match stored.and_then(|(undo, old)| undo.size_after(old, doc)) {
-            Some(size) => {
-                debug_assert_eq!(size, bson_size(doc), "incremental size after an in-place update");
-                size
-            }
+            Some(size) => size,
             None => bson_size(doc),
         };
         check_size_of(size, inserting)?;

@@ -154,6 +154,24 @@ proptest! {
     }
 
     #[test]
+    fn a_value_read_in_place_encodes_as_decoded(a in value(), desc in any::<bool>()) {
+        // (`append_raw_dir` takes the kinds it can encode from the bytes; the others are decoded)
+        let bytes = bson::doc! {"k": a.clone()}.to_vec().expect("encodes");
+        let raw = bson::RawDocument::from_bytes(&bytes).expect("reads");
+        let v = raw.get("k").expect("reads").expect("present");
+        let mut out = vec![7];
+        if keystring::append_raw_dir(v, desc, &mut out) {
+            let decoded = pattern_playground::value::raw::decode_value(v).expect("decodes");
+            let mut expected = vec![7];
+            keystring::append_dir(&decoded, desc, &mut expected);
+            prop_assert_eq!(out, expected, "{:?}", a);
+        } else {
+            prop_assert_eq!(out, vec![7]);
+            prop_assert!(!matches!(a, Bson::String(_) | Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_)), "{:?} was not encoded in place", a);
+        }
+    }
+
+    #[test]
     fn strings_order_by_bytes(a in text(), b in text(), desc in any::<bool>()) {
         let (x, y) = (Bson::String(a), Bson::String(b));
         let (ex, ey) = (keystring::encode_key([&x, &Bson::Int32(1)], &[desc, false]), keystring::encode_key([&y, &Bson::Int32(0)], &[desc, false]));

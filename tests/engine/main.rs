@@ -21,6 +21,7 @@ mod query;
 mod raw_insert;
 mod raw_match;
 mod raw_sort;
+mod raw_update;
 mod schema;
 mod time_zones;
 mod update;

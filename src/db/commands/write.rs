@@ -11,6 +11,7 @@ use crate::query::MatchDetails;
 use crate::update::{Undo, Update};
 use crate::value;
 
+use super::super::collection::KeyMoves;
 use super::super::exec::{self, Filter, Sort};
 use super::super::report::{WriteOp, WriteReport};
 use super::super::validate;
@@ -225,74 +226,95 @@ pub(crate) fn update_statement(
         return Ok(result);
     }
     let op = if spec.is_replacement() { WriteOp::Replace } else { WriteOp::Update };
-    for (rid, details) in targets {
-        let Some(c) = db.collection(dbname, coll) else { break };
-        if !opts.keep_docs && (opts.bypass_validation || !c.has_validator()) {
-            // Nobody needs the old document: update the stored one in place.
-            let before_size = c.get(rid).map(|r| r.size()).unwrap_or(0);
-            let mut changed_paths = Vec::new();
-            let wants_report = db.wants_report();
-            let Some(cm) = db.collection_mut(dbname, coll) else { break };
-            let mut found = false;
-            let written = cm
-                .update_in_place(
-                    rid,
-                    |doc| spec.0.undo_point(doc),
-                    |doc, undo| {
-                        found = true;
-                        let r = apply_in_place(spec, doc, undo, before_size, details.elem_index, env)?;
-                        changed_paths = r.changed_paths;
-                        Ok(r.modified.then_some(r.size))
-                    },
-                )
-                .map_err(ex)?;
-            if !found {
+    // An operator update reads only the top-level fields its paths start with.
+    let fields = spec.0.top_fields();
+    // Index key moves put off (see `KeyMoves`): applied whatever the loop's outcome, before
+    // anything else reads the indexes.
+    let mut moves = KeyMoves::default();
+    let looped = (|| -> Result<()> {
+        for (rid, details) in targets {
+            let Some(c) = db.collection(dbname, coll) else { break };
+            if !opts.keep_docs && (opts.bypass_validation || !c.has_validator()) {
+                // Nobody needs the old document: update the stored one in place.
+                let before_size = c.get(rid).map(|r| r.size()).unwrap_or(0);
+                let mut changed_paths = Vec::new();
+                let wants_report = db.wants_report();
+                let Some(cm) = db.collection_mut(dbname, coll) else { break };
+                let mut found = false;
+                let written = cm
+                    .update_in_place(
+                        rid,
+                        fields.as_deref(),
+                        Some(&mut moves),
+                        |doc| spec.0.undo_point(doc),
+                        |doc, undo| {
+                            found = true;
+                            let r = apply_in_place(spec, doc, undo, before_size, details.elem_index, env)?;
+                            changed_paths = r.changed_paths;
+                            Ok(r.modified.then_some(r.size))
+                        },
+                    )
+                    .map_err(ex)?;
+                if !found {
+                    continue;
+                }
+                result.matched += 1;
+                let Some(size) = written else { continue };
+                let id = if wants_report { cm.get(rid).map(|r| r.id()).unwrap_or(Bson::Null) } else { Bson::Null };
+                env.add_written(size as u64);
+                result.modified += 1;
+                db.report(|| WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op });
                 continue;
             }
+            if !moves.is_empty() {
+                // (the whole-document path below reads and moves every index's keys)
+                if let Some(cm) = db.collection_mut(dbname, coll) {
+                    cm.apply_key_moves(&mut moves);
+                }
+            }
+            let Some(c) = db.collection(dbname, coll) else { break };
+            let Some(rec) = c.get(rid) else { continue };
+            let before_size = rec.size();
+            let old = rec.doc()?;
+            let out = apply_to_existing(spec, &old, details.elem_index, env).map_err(ex)?;
             result.matched += 1;
-            let Some(size) = written else { continue };
-            let id = if wants_report { cm.get(rid).map(|r| r.id()).unwrap_or(Bson::Null) } else { Bson::Null };
+            if !out.modified {
+                if opts.keep_docs {
+                    result.docs.push(DocChange { before: Some(old.clone()), after: old, changed_paths: Vec::new() });
+                }
+                continue;
+            }
+            let id = exec::id_of(&out.doc);
+            let size = value::bson_size(&out.doc);
+            if !opts.bypass_validation {
+                c.check_validator(&out.doc, Some(&old), env).map_err(ex)?;
+            }
+            let before = if opts.keep_docs { Some(old) } else { None };
+            let Some(cm) = db.collection_mut(dbname, coll) else { break };
+            // The new document moves into the collection; a copy is kept only when asked for
+            // (copying large documents dominated the cost of updates, e.g. `$push` into buckets).
+            let after = if opts.keep_docs { Some(out.doc.clone()) } else { None };
+            cm.replace(rid, out.doc).map_err(ex)?;
             env.add_written(size as u64);
             result.modified += 1;
-            db.report(|| WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op });
-            continue;
-        }
-        let Some(rec) = c.get(rid) else { continue };
-        let before_size = rec.size();
-        let old = rec.doc()?;
-        let out = apply_to_existing(spec, &old, details.elem_index, env).map_err(ex)?;
-        result.matched += 1;
-        if !out.modified {
-            if opts.keep_docs {
-                result.docs.push(DocChange { before: Some(old.clone()), after: old, changed_paths: Vec::new() });
+            db.report(|| WriteReport {
+                collection: coll.to_string(),
+                id,
+                before_size: Some(before_size),
+                after_size: Some(size),
+                changed_paths: out.changed_paths.clone(),
+                op,
+            });
+            if let Some(after) = after {
+                result.docs.push(DocChange { before, after, changed_paths: out.changed_paths });
             }
-            continue;
         }
-        let id = exec::id_of(&out.doc);
-        let size = value::bson_size(&out.doc);
-        if !opts.bypass_validation {
-            c.check_validator(&out.doc, Some(&old), env).map_err(ex)?;
-        }
-        let before = if opts.keep_docs { Some(old) } else { None };
-        let Some(cm) = db.collection_mut(dbname, coll) else { break };
-        // The new document moves into the collection; a copy is kept only when asked for
-        // (copying large documents dominated the cost of updates, e.g. `$push` into buckets).
-        let after = if opts.keep_docs { Some(out.doc.clone()) } else { None };
-        cm.replace(rid, out.doc).map_err(ex)?;
-        env.add_written(size as u64);
-        result.modified += 1;
-        db.report(|| WriteReport {
-            collection: coll.to_string(),
-            id,
-            before_size: Some(before_size),
-            after_size: Some(size),
-            changed_paths: out.changed_paths.clone(),
-            op,
-        });
-        if let Some(after) = after {
-            result.docs.push(DocChange { before, after, changed_paths: out.changed_paths });
-        }
+        Ok(())
+    })();
+    if let Some(cm) = db.collection_mut(dbname, coll) {
+        cm.apply_key_moves(&mut moves);
     }
+    looped?;
     Ok(result)
 }
 
