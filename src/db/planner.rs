@@ -235,7 +235,11 @@ fn operator_predicates<'a>(path: &Cow<'a, str>, v: &'a Bson, group: Option<usize
             "$gt" | "$gte" | "$lt" | "$lte" if usable_range_value(arg) => {
                 let ((min, min_incl), (max, max_incl)) = bracket(arg);
                 let incl = op.ends_with('e');
-                if op.starts_with("$g") {
+                if value::Number::from_bson(arg).is_some_and(|n| n.is_nan()) {
+                    // NaN is below every other number and equal only to itself: `$gte`/`$lte`
+                    // match NaN alone, `$gt`/`$lt` nothing (the server's IndexBoundsBuilder).
+                    PredKind::Range(Interval { lo: Cow::Borrowed(arg), lo_incl: incl, hi: Cow::Borrowed(arg), hi_incl: incl })
+                } else if op.starts_with("$g") {
                     PredKind::Range(Interval { lo: Cow::Borrowed(arg), lo_incl: incl, hi: Cow::Owned(max), hi_incl: max_incl })
                 } else {
                     PredKind::Range(Interval { lo: Cow::Owned(min), lo_incl: min_incl, hi: Cow::Borrowed(arg), hi_incl: incl })

@@ -392,3 +392,40 @@ fn min_and_max_bound_the_hinted_index() {
     assert_eq!(err(&mut db, doc! {"find": "c", "min": {"a": 4}, "hint": {"$natural": 1}}).0, 291);
     assert_eq!(err(&mut db, doc! {"find": "c", "min": 4, "hint": {"a": 1}}).0, 14);
 }
+
+#[test]
+fn nan_bounds_find_what_a_scan_finds() {
+    // NaN sorts below every number and equals only itself: `$lte`/`$gte` NaN match NaN alone
+    // and `$lt`/`$gt` NaN nothing, through an index (plain, under an array, wildcard) as in a scan.
+    let mut db = new_db();
+    run(
+        &mut db,
+        doc! {"insert": "c", "documents": [
+            {"_id": 1, "d": f64::NAN, "c": [{"d": f64::NAN, "e": 0}]},
+            {"_id": 2, "d": f64::NEG_INFINITY, "c": [{"d": f64::NEG_INFINITY}]},
+            {"_id": 3, "d": 0, "c": [{"d": 0}]},
+            {"_id": 4, "d": ("NaN".parse::<bson::Decimal128>().unwrap())},
+        ]},
+    );
+    run(
+        &mut db,
+        doc! {"createIndexes": "c", "indexes": [{"key": {"d": 1}, "name": "d"}, {"key": {"c.d": 1}, "name": "cd"}, {"key": {"$**": 1}, "name": "all"}]},
+    );
+    for path in ["d", "c.d"] {
+        for op in ["$lte", "$gte", "$lt", "$gt"] {
+            for nan in [Bson::Double(f64::NAN), Bson::Decimal128("NaN".parse().unwrap())] {
+                let mut cond = Document::new();
+                cond.insert(op, nan.clone());
+                let mut filter = Document::new();
+                filter.insert(path, cond);
+                let scan = find_ids(&mut db, filter.clone(), Bson::Document(doc! {"$natural": 1}));
+                let want: Vec<Bson> = if op.ends_with('e') { if path == "d" { vec![Bson::Int32(1), Bson::Int32(4)] } else { vec![Bson::Int32(1)] } } else { vec![] };
+                assert_eq!(scan, want, "{filter} by a scan");
+                let plain = if path == "d" { "d" } else { "cd" };
+                for hint in [plain, "all"] {
+                    assert_eq!(find_ids(&mut db, filter.clone(), Bson::String(hint.into())), want, "{filter} through {hint}");
+                }
+            }
+        }
+    }
+}
