@@ -806,7 +806,8 @@ impl Collection {
         let all = index.may_change(|_| false);
         let fields: Vec<String> = index.key.keys().map(|f| f.split('.').next().unwrap_or(f).to_string()).collect();
         let keep = move |name: &str| all || fields.iter().any(|f| f == name);
-        index.bulk_load(&self.ns, self.records.iter().map(|(rid, r)| r.doc_with(&keep).map(|d| (*rid, d))))?;
+        let decode = |raw: &RawDocument| value::raw::decode_fields(raw, &keep).map_err(stored_bson_error);
+        index.bulk_load_stored(&self.ns, self.records.iter().map(|(rid, r)| r.raw().map(|raw| (*rid, raw))), decode)?;
         self.indexes.push(index);
         Ok(())
     }

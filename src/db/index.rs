@@ -640,6 +640,50 @@ impl Index {
         Ok(())
     }
 
+    /// [`Index::bulk_load`] over stored documents: each key read from the bytes
+    /// ([`Index::raw_key_into`], into one buffer) where it can be, the document decoded
+    /// (`decode`) for the general key generator only where that must decide; the keys are then
+    /// sorted as spans of that buffer, with no allocation per key. A unique index takes
+    /// [`Index::bulk_load`] (its duplicate error names the key's values).
+    pub fn bulk_load_stored<'r>(
+        &mut self,
+        ns: &str,
+        records: impl Iterator<Item = Result<(u64, &'r bson::RawDocument)>>,
+        decode: impl Fn(&bson::RawDocument) -> Result<Document>,
+    ) -> Result<()> {
+        if self.unique {
+            return self.bulk_load(ns, records.map(|r| r.and_then(|(rid, raw)| Ok((rid, decode(raw)?)))));
+        }
+        let mut arena: Vec<u8> = Vec::new();
+        // (start, end) of each key in `arena`, and its record id.
+        let mut spans: Vec<(usize, usize, u64)> = Vec::new();
+        for item in records {
+            let (rid, raw) = item?;
+            let start = arena.len();
+            match self.raw_key_into(raw, &mut arena) {
+                Some(true) => spans.push((start, arena.len(), rid)),
+                Some(false) => {}
+                None => {
+                    arena.truncate(start);
+                    let doc = decode(raw)?;
+                    if let Some((keys, paths)) = self.keys_with_multikey(&doc)? {
+                        self.note_multikey_paths(paths);
+                        for k in keys {
+                            let at = arena.len();
+                            arena.extend_from_slice(&self.index_key(&k));
+                            spans.push((at, arena.len(), rid));
+                        }
+                    }
+                }
+            }
+        }
+        // Equal keys in record id (natural) order.
+        spans.sort_unstable_by(|a, b| arena[a.0..a.1].cmp(&arena[b.0..b.1]).then(a.2.cmp(&b.2)));
+        spans.dedup_by(|a, b| arena[a.0..a.1] == arena[b.0..b.1] && a.2 == b.2);
+        self.entries = KeyTree::from_sorted(spans.iter().map(|&(s, e, rid)| (&arena[s..e], rid)));
+        Ok(())
+    }
+
     /// Checks the recorded keys against the documents (`validate`): every key a document has
     /// is recorded for its record, and every recorded key belongs to a document that has it; a
     /// unique index holds each key once.

@@ -135,7 +135,7 @@ impl KeyTree {
     }
 
     /// The tree of pairs given in (key, record id) order, without repeats, in full leaves.
-    pub fn from_sorted(pairs: impl IntoIterator<Item = (Vec<u8>, u64)>) -> KeyTree {
+    pub fn from_sorted<K: AsRef<[u8]>>(pairs: impl IntoIterator<Item = (K, u64)>) -> KeyTree {
         let mut leaves: Vec<(Box<[u8]>, Vec<u8>)> = Vec::new();
         let mut page: Vec<u8> = Vec::with_capacity(LEAF);
         let mut lower: Box<[u8]> = Box::default();
@@ -143,10 +143,11 @@ impl KeyTree {
         let mut entry = Vec::new();
         let mut tail = Vec::new();
         for (key, rid) in pairs {
+            let key = key.as_ref();
             entry.clear();
             varint(key.len(), &mut entry);
             let prefix = entry.len();
-            entry.extend_from_slice(&key);
+            entry.extend_from_slice(key);
             rid_bytes(rid, &mut entry);
             if !page.is_empty() && page.len() + entry.len() > LEAF {
                 leaves.push((std::mem::take(&mut lower), std::mem::replace(&mut page, Vec::with_capacity(LEAF))));

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use super::common::{fixed_db, int, ok};
 
-fn value() -> impl Strategy<Value = Bson> {
+pub(crate) fn value() -> impl Strategy<Value = Bson> {
     let scalar = prop_oneof![
         (-3i32..4).prop_map(Bson::Int32),
         prop::sample::select(vec![0.5f64, 2.0, f64::NAN]).prop_map(Bson::Double),
@@ -29,11 +29,11 @@ fn value() -> impl Strategy<Value = Bson> {
     })
 }
 
-fn fields() -> impl Strategy<Value = Vec<(&'static str, Bson)>> {
+pub(crate) fn fields() -> impl Strategy<Value = Vec<(&'static str, Bson)>> {
     prop::collection::vec((prop::sample::select(vec!["a", "b", "c", "u"]), value()), 0..4)
 }
 
-fn ids(reply: &Document) -> Vec<Bson> {
+pub(crate) fn ids(reply: &Document) -> Vec<Bson> {
     let batch = reply.get_document("cursor").and_then(|c| c.get_array("firstBatch")).expect("firstBatch");
     batch.iter().map(|d| d.as_document().and_then(|d| d.get("_id")).cloned().unwrap_or(Bson::Null)).collect()
 }

@@ -6,6 +6,7 @@ mod aggregate;
 mod bson_corpus;
 mod common;
 mod conformance;
+mod create_index;
 mod crud;
 mod delete_many;
 mod doc_validation_error;
