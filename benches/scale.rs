@@ -8,8 +8,8 @@
 //! `SCALE_SIZES=10000,100000` (environment) picks the sizes (`SCALE_ONLY_INSERT=1`: the insert row
 //! alone; `SCALE_ONLY_DELETE=1`: the insert, the delete of half and the delete of all on {g: 1};
 //! `SCALE_ONLY_SORT=1`: the insert and the `$sort` of all into a `$group`; `SCALE_ONLY_UPDATE=1`:
-//! the insert, the index and the updateMany; `SCALE_ONLY_SNAPSHOT=1`: the insert, a snapshot and
-//! its restore); the default is the three sizes (under
+//! the insert, the index and the updateMany; `SCALE_ONLY_SNAPSHOT=1`: the insert, the index, a
+//! snapshot and its restore); the default is the three sizes (under
 //! `cargo test --all-targets`, a smoke run at 1 000 and 2 000).
 
 mod counting_alloc;
@@ -159,7 +159,8 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
         return (per(held), per(bson_bytes), 0.0, 1.0);
     }
     if std::env::var("SCALE_ONLY_SNAPSHOT").is_ok() {
-        // The insert, then a snapshot of it and its restore.
+        // The insert and the index on {sensor, v}, then a snapshot of them and its restore.
+        run(&mut db, &doc! {"createIndexes": "r", "indexes": [{"key": {"sensor": 1, "v": 1}, "name": "sensor_1_v_1"}]});
         snapshot_and_restore(&db, &mut push);
         return (per(held), per(bson_bytes), 0.0, 1.0);
     }

@@ -238,14 +238,19 @@ fn read_in_place(bytes: &[u8]) -> Option<Database> {
             let uuid: [u8; 16] = c.get_binary("uuid").ok()?.bytes.try_into().ok()?;
             let mut coll = Collection::new(&name, cname, options, uuid);
             coll.indexes.clear();
+            // The `_id` index (first, when there is one) takes the documents as they come; the
+            // others are built after them, each from its sorted keys (`Collection::add_index`).
+            let mut later = Vec::new();
             for spec in c.get_array("indexes").ok()? {
                 let spec = crate::value::raw::decode(spec.ok()?.as_document()?).ok()?;
-                let ix = if spec.get_str("name").ok() == Some(super::index::ID_INDEX_NAME) {
-                    Index::id_index()
+                if spec.get_str("name").ok() == Some(super::index::ID_INDEX_NAME) {
+                    if !later.is_empty() || !coll.indexes.is_empty() {
+                        return None;
+                    }
+                    coll.indexes.push(Index::id_index());
                 } else {
-                    Index::from_spec(&spec).ok()?
-                };
-                coll.indexes.push(ix);
+                    later.push(Index::from_spec(&spec).ok()?);
+                }
             }
             for doc in c.get_array("documents").ok()? {
                 let RawBsonRef::Document(doc) = doc.ok()? else { return None };
@@ -254,6 +259,9 @@ fn read_in_place(bytes: &[u8]) -> Option<Database> {
                     return None;
                 }
                 coll.insert_bytes(doc.as_bytes().to_vec()).ok()?;
+            }
+            for ix in later {
+                coll.add_index(ix).ok()?;
             }
             if db.collections.insert(cname.to_string(), coll).is_some() {
                 return None;
