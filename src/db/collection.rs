@@ -325,9 +325,9 @@ impl Collection {
         self.check_write_where(doc, rid, true, &vec![true; self.indexes.len()])
     }
 
-    /// [`Collection::check_write`] of the `_id` (when `id`) and of the indexes marked in `indexes`
-    /// (the others are known not to change).
-    fn check_write_where(&self, doc: &Document, rid: u64, id: bool, indexes: &[bool]) -> Result<()> {
+    /// The `_id` check of a write to record `rid` (when `id`): no other record holds the
+    /// document's `_id`.
+    fn check_id(&self, doc: &Document, rid: u64, id: bool) -> Result<()> {
         if let (Some(ix), Some(id), true) = (self.id_index(), doc.get("_id"), id) {
             if let Some(other) = Self::id_holder(ix, id, rid) {
                 if other != rid {
@@ -337,6 +337,13 @@ impl Collection {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// [`Collection::check_write`] of the `_id` (when `id`) and of the indexes marked in `indexes`
+    /// (the others are known not to change).
+    fn check_write_where(&self, doc: &Document, rid: u64, id: bool, indexes: &[bool]) -> Result<()> {
+        self.check_id(doc, rid, id)?;
         for (ix, _) in self.indexes.iter().zip(indexes).filter(|(i, check)| **check && !i.is_id()) {
             ix.check_unique(&self.ns, doc, rid)?;
             if !ix.unique {
@@ -571,15 +578,7 @@ impl Collection {
     /// holds `_id` and the fields the update touched).
     #[allow(clippy::too_many_arguments)]
     fn check_update(&self, doc: &Document, rec: &Record, partial: bool, rid: u64, id: bool, affected: &[bool], general: &[bool], new_keys: &DocKeys) -> Result<()> {
-        if let (Some(ix), Some(id), true) = (self.id_index(), doc.get("_id"), id) {
-            if let Some(other) = Self::id_holder(ix, id, rid) {
-                if other != rid {
-                    let mut key = Document::new();
-                    key.insert("_id", id.clone());
-                    return Err(index::duplicate_key_error(&self.ns, index::ID_INDEX_NAME, &bson::doc! {"_id": 1}, &key));
-                }
-            }
-        }
+        self.check_id(doc, rid, id)?;
         let mut decoded: Option<Document> = None;
         let whole = |decoded: &mut Option<Document>| -> Result<()> {
             if partial && decoded.is_none() {
