@@ -57,6 +57,24 @@ async function open(context, url) {
   return { page, errors, failed };
 }
 
+/** The failed requests of `failed` that really lost a file. Once the service worker controls a
+ * page, Chromium's DevTools may report the engine's wasm, which the page reads as a stream, as
+ * "aborted" although the page got all of it: such a report counts only if the page's own
+ * Resource Timing entry lacks the file's bytes (status 200 and its size in dist/). */
+async function lost(page, site, failed) {
+  const seen = await page.evaluate(() =>
+    Object.fromEntries(performance.getEntriesByType("resource").map((e) => [e.name, [e.responseStatus, e.decodedBodySize]])),
+  );
+  const out = [];
+  for (const f of failed) {
+    const url = f.replace(/^net::ERR_ABORTED /, "");
+    const file = url.startsWith(site.url) ? join(DIST, url.slice(site.url.length)) : null;
+    const size = file && f !== url ? (await readFile(file)).length : -1;
+    if (!(seen[url] && seen[url][0] === 200 && seen[url][1] === size)) out.push(f);
+  }
+  return out;
+}
+
 /** Runs `fn({ site, context })` with dist/ served under /playground/ and a fresh browser context. */
 async function withSite(fn) {
   const site = await serve(DIST, { prefix: "/playground" });
@@ -84,7 +102,7 @@ test("every page of the site uses relative URLs and loads under a sub-path", asy
       const r = await page.request.get(new URL(f, site.url).href);
       assert.equal(r.status(), 200, f);
     }
-    assert.deepEqual(failed, []);
+    assert.deepEqual(await lost(page, site, failed), []);
     assert.deepEqual(errors, []);
   });
 });
@@ -119,20 +137,7 @@ test("the lesson index lists every lesson in order with its summary, and its lin
     assert.equal(await page.locator(".lesson-text h2").innerText(), last.title);
     // Every file the pages asked the server for came. (A `blob:` load the sandbox frame started
     // and the navigation cancelled is not a file of the site: it was seen once, aborted.)
-    // The service worker, installed from the index, serves the lesson page; Chromium's DevTools
-    // then reports the engine's wasm, read as a stream, as "aborted" although the page got all of
-    // it: such a report counts only if the page's own Resource Timing entry lacks the bytes.
-    const seen = await page.evaluate(() =>
-      Object.fromEntries(performance.getEntriesByType("resource").map((e) => [e.name, [e.responseStatus, e.decodedBodySize]])),
-    );
-    const lost = [];
-    for (const f of failed.filter((f) => !/^net::ERR_ABORTED blob:/.test(f))) {
-      const url = f.replace(/^net::ERR_ABORTED /, "");
-      const file = url.startsWith(site.url) ? join(DIST, url.slice(site.url.length)) : null;
-      const size = file && f !== url ? (await readFile(file)).length : -1;
-      if (!(seen[url] && seen[url][0] === 200 && seen[url][1] === size)) lost.push(f);
-    }
-    assert.deepEqual(lost, []);
+    assert.deepEqual(await lost(page, site, failed.filter((f) => !/^net::ERR_ABORTED blob:/.test(f))), []);
   });
 });
 
