@@ -16,7 +16,9 @@ await esbuild.build({
   format: 'iife',
   globalName: 'PatternRuntime',
   platform: 'browser',
-  target: 'es2020',
+  // es2022: class private fields stay native (format.js marks the server's values with one; lowered,
+  // esbuild would keep them in a WeakMap, the cost it avoids).
+  target: 'es2022',
   // The `assert` and `util` packages read these Node globals; a worker and a vm context have none.
   define: {
     'process.env.NODE_DEBUG': 'false',

@@ -115,13 +115,20 @@ test('format: documents from the server print at full depth (mongosh deep inspec
     print(d.deep);
     print(d.list.length, d.list.slice(0, 3));
     print(deep);
+    const [t] = db.fmt_deep.find().toArray();
+    print(t.deep);
+    print(JSON.stringify(Reflect.ownKeys(t)), JSON.stringify(Reflect.ownKeys({ ...t.deep })));
   `);
   // Each sub-document from the server is formatted on its own (mongosh's custom inspect), so
   // neither depth 6 nor the three-level compact rule applies: it stays on one line if it fits.
   const lines = text.split('\n');
   assert.equal(lines[0], '{ a: { b: { c: { d: { e: { f: { g: { h: 1 } } } } } } } }');
   assert.equal(lines[1], '101 [ 0, 1, 0 ]');
-  assert.equal(lines.slice(2).join('\n'), `{\n  a: {\n    b: {\n      c: {\n        d: { e: { f: { g: [Object] } } }\n      }\n    }\n  }\n}`);
+  assert.equal(lines.slice(2, 11).join('\n'), `{\n  a: {\n    b: {\n      c: {\n        d: { e: { f: { g: [Object] } } }\n      }\n    }\n  }\n}`);
+  // The same through a cursor's toArray; the mark is no key or symbol a script sees.
+  assert.equal(lines[11], '{ a: { b: { c: { d: { e: { f: { g: { h: 1 } } } } } } } }');
+  assert.equal(lines[12], '["_id","deep","list"] ["a"]');
+  assert.equal(lines.length, 13);
 });
 
 test('format: a printed cursor shows its first 20 documents and "Type \\"it\\" for more"', async () => {
