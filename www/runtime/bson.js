@@ -3,6 +3,7 @@
 // uses, and mongosh's printable forms (`ObjectId('…')` rather than js-bson's `new ObjectId('…')`).
 import * as BSON from 'bson';
 import { MongoshInvalidInputError, CommonErrors } from './errors.js';
+import { decodeReply } from './reply.js';
 
 export { BSON };
 
@@ -19,6 +20,8 @@ export function toBytes(doc) {
 /** BSON bytes -> JS: int32 and double become numbers, int64 stays `Long` (mongosh prints
  * `Long('…')`), decimal stays `Decimal128`, binary stays `Binary`. */
 export function fromBytes(bytes) {
+  const fast = decodeReply(bytes);
+  if (fast !== undefined) return fast;
   return BSON.deserialize(bytes, { promoteLongs: false, promoteValues: true, promoteBuffers: false });
 }
 

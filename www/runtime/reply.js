@@ -1,0 +1,146 @@
+// The engine's replies as JavaScript values, fast. js-bson's `deserialize` re-reads its options
+// for every sub-document and goes through general byte utilities for every key and string: a
+// find() of 50 000 small documents spent more time there than the engine spent finding them.
+// `decodeReply` reads the types a reply mostly holds (double, string, document, array, ObjectId,
+// bool, date, null, int32, int64) with ASCII keys and strings, and gives exactly what
+// `BSON.deserialize(bytes, { promoteLongs: false, promoteValues: true, promoteBuffers: false })`
+// gives for them. On anything else (another type, a non-ASCII key or string, a `__proto__` key,
+// a document js-bson would read as a DBRef, bytes that do not add up) it returns `undefined`,
+// and the caller decodes the whole reply with js-bson, which then gives its own value or error.
+// tests/runtime/reply.test.mjs compares the two on generated documents of every type.
+import * as BSON from 'bson';
+
+/** Thrown inside the decoder to give up; never escapes `decodeReply`. */
+const GIVE_UP = Symbol('give up');
+
+/** js-bson's test for a `$` key that may make a document a DBRef. */
+const DBREF_KEY = /^\$ref$|^\$id$|^\$db$/;
+
+/** The reply `bytes` (a Uint8Array holding one BSON document) as js-bson would give it, or
+ * `undefined` when it holds something this reader leaves to js-bson. */
+export function decodeReply(bytes) {
+  if (!(bytes instanceof Uint8Array) || bytes.length < 5) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  try {
+    const r = new Reader(bytes, view);
+    const value = r.document(0, false);
+    return r.end === bytes.length ? value : undefined;
+  } catch (e) {
+    if (e === GIVE_UP) return undefined;
+    throw e;
+  }
+}
+
+class Reader {
+  constructor(bytes, view) {
+    this.b = bytes;
+    this.v = view;
+    this.end = 0; // the offset after the last document read
+  }
+
+  /** The document (or array) whose size field is at `at`. */
+  document(at, isArray) {
+    const b = this.b;
+    const v = this.v;
+    if (at + 5 > b.length) throw GIVE_UP;
+    const size = v.getInt32(at, true);
+    const stop = at + size;
+    if (size < 5 || stop > b.length || b[stop - 1] !== 0) throw GIVE_UP;
+    const out = isArray ? [] : {};
+    let dollar = isArray ? false : null; // js-bson's isPossibleDBRef
+    let i = at + 4;
+    while (true) {
+      if (i >= stop) throw GIVE_UP;
+      const type = b[i++];
+      if (type === 0) break;
+      // the key: ASCII, or give up
+      const keyStart = i;
+      let key = '';
+      for (let c = b[i]; c !== 0; c = b[++i]) {
+        if (c >= 0x80 || i >= stop) throw GIVE_UP;
+        if (!isArray) key += String.fromCharCode(c);
+      }
+      if (!isArray) {
+        if (key === '__proto__') throw GIVE_UP;
+        if (dollar !== false && b[keyStart] === 0x24) dollar = DBREF_KEY.test(key);
+      }
+      i++;
+      let value;
+      switch (type) {
+        case 1: // double
+          if (i + 8 > stop) throw GIVE_UP;
+          value = v.getFloat64(i, true);
+          i += 8;
+          break;
+        case 2: {
+          // string
+          if (i + 4 > stop) throw GIVE_UP;
+          const n = v.getInt32(i, true);
+          i += 4;
+          if (n <= 0 || n > stop - i || b[i + n - 1] !== 0) throw GIVE_UP;
+          value = asciiString(b, i, i + n - 1);
+          i += n;
+          break;
+        }
+        case 3: // document
+        case 4: // array
+          value = this.document(i, type === 4);
+          i = this.end;
+          break;
+        case 7: // ObjectId
+          if (i + 12 > stop) throw GIVE_UP;
+          value = new BSON.ObjectId(b.slice(i, i + 12));
+          i += 12;
+          break;
+        case 8: // bool
+          if (i + 1 > stop || b[i] > 1) throw GIVE_UP;
+          value = b[i] === 1;
+          i += 1;
+          break;
+        case 9: // date: milliseconds as js-bson computes them (Long's toNumber)
+          if (i + 8 > stop) throw GIVE_UP;
+          value = new Date(v.getInt32(i + 4, true) * 4294967296 + v.getUint32(i, true));
+          i += 8;
+          break;
+        case 10: // null
+          value = null;
+          break;
+        case 16: // int32
+          if (i + 4 > stop) throw GIVE_UP;
+          value = v.getInt32(i, true);
+          i += 4;
+          break;
+        case 18: // int64: promoteLongs is false, so always a Long
+          if (i + 8 > stop) throw GIVE_UP;
+          value = new BSON.Long(v.getInt32(i, true), v.getInt32(i + 4, true));
+          i += 8;
+          break;
+        default:
+          throw GIVE_UP;
+      }
+      if (isArray) out.push(value);
+      else out[key] = value;
+    }
+    if (i !== stop) throw GIVE_UP;
+    if (dollar) throw GIVE_UP; // js-bson may make it a DBRef
+    this.end = stop;
+    return out;
+  }
+}
+
+/** A string value: ASCII, or give up (js-bson decodes UTF-8 its own way, with its checks). */
+function asciiString(b, from, to) {
+  if (to - from > 64) {
+    for (let k = from; k < to; k++) if (b[k] >= 0x80 || b[k] === 0) throw GIVE_UP;
+    let s = '';
+    for (let k = from; k < to; k += 4096) s += String.fromCharCode.apply(null, b.subarray(k, Math.min(to, k + 4096)));
+    return s;
+  }
+  let s = '';
+  for (let k = from; k < to; k++) {
+    const c = b[k];
+    if (c >= 0x80 || c === 0) throw GIVE_UP;
+    s += String.fromCharCode(c);
+  }
+  return s;
+}
