@@ -79,6 +79,17 @@ pub enum RawLookup<'a> {
 /// [`RawLookup::Decode`] as soon as an array is met (array traversal is left to the decoded
 /// path, `path::walk_matcher_path`).
 pub fn lookup<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup<'a> {
+    lookup_through(doc, parts, false)
+}
+
+/// An expression's field path (`"$a.b"`) on bytes: as [`lookup`], but an array at the end of
+/// the path is the path's value (only an array along the path needs the expression's array
+/// traversal, `RawLookup::Decode`).
+pub fn lookup_expr_path<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup<'a> {
+    lookup_through(doc, parts, true)
+}
+
+fn lookup_through<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S], array_at_end: bool) -> RawLookup<'a> {
     let mut cur = doc;
     for (i, part) in parts.iter().enumerate() {
         let v = match cur.get(part.as_ref()) {
@@ -88,7 +99,7 @@ pub fn lookup<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup
         };
         let last = i + 1 == parts.len();
         match v {
-            RawBsonRef::Array(_) => return RawLookup::Decode,
+            RawBsonRef::Array(_) if !(last && array_at_end) => return RawLookup::Decode,
             RawBsonRef::Document(d) if !last => cur = d,
             _ if !last => return RawLookup::Missing,
             _ => return RawLookup::Value(v),
