@@ -205,14 +205,14 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], pipeline: &Pipeline, hi
     };
     let filter = Filter::parse(filter, env)?.with_hint(hint).in_executor(executor);
     let sort = Sort::parse(sort_doc.as_ref())?;
-    let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
+    let found = exec::select_records(coll, &filter, sort.as_ref(), 0, limit, env)?;
     // The records come sorted: a plain `$sort` after the `$match` is done.
     let done = match (pipeline.filters_at(0), sort.is_some() && pipeline.sorts_at(1).is_some()) {
         (false, _) => 0,
         (true, false) => 1,
         (true, true) => 2,
     };
-    Ok((Box::new(found.into_iter().filter_map(move |(rid, _)| coll.get(rid).map(|r| r.bytes()))), done))
+    Ok((Box::new(found.into_iter().map(|(_, _, r)| r.bytes())), done))
 }
 
 /// A pipeline's input: the stored documents' bytes, in the order the stages read them.
