@@ -130,6 +130,7 @@ pub fn get<'a>(doc: &'a RawDocument, name: &str) -> Result<Option<RawBsonRef<'a>
 /// Where the first field named `name` lies in a document's bytes: its type, and its value's
 /// start and size (`Some(None)` when there is none, `None` when the bytes do not read).
 fn find(b: &[u8], name: &str) -> Option<Option<(u8, usize, usize)>> {
+    let name = name.as_bytes();
     let end = b.len().checked_sub(1)?;
     let mut at = 4;
     while at < end {
@@ -138,7 +139,8 @@ fn find(b: &[u8], name: &str) -> Option<Option<(u8, usize, usize)>> {
         let key_end = key + b.get(key..end)?.iter().position(|c| *c == 0)?;
         let v = key_end + 1;
         let size = value_size(kind, b, v).filter(|n| v + n <= end)?;
-        if &b[key..key_end] == name.as_bytes() {
+        // Names are short: compared byte by byte rather than through a `memcmp` call.
+        if key_end - key == name.len() && b[key..key_end].iter().zip(name).all(|(x, y)| x == y) {
             return Some(Some((kind, v, size)));
         }
         at = v + size;

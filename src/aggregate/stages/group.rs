@@ -21,6 +21,7 @@ use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::env::Env;
 use crate::error::Result;
 use crate::expr::{Expr, VarScope};
+use crate::value::compare::parts;
 use crate::value::{hash_key_into, KeyHasher};
 
 #[derive(Debug)]
@@ -81,11 +82,27 @@ impl<'s> Groups<'s> {
     pub fn slot(&mut self, key: Option<&Bson>, env: &Env) -> Result<usize> {
         let key = key.unwrap_or(&Bson::Null);
         hash_key_into(key, &mut self.scratch);
+        self.slot_of_scratch(|| Some(key.clone()), env)
+    }
+
+    /// The group whose key's hash key `write` writes (`None` when it cannot: nothing is
+    /// changed); `key` builds the key for a new group.
+    fn slot_by_key(&mut self, write: impl FnOnce(&mut Vec<u8>) -> Option<()>, key: impl FnOnce() -> Option<Bson>, env: &Env) -> Result<Option<usize>> {
+        self.scratch.clear();
+        if write(&mut self.scratch).is_none() {
+            return Ok(None);
+        }
+        self.slot_of_scratch(key, env).map(Some)
+    }
+
+    /// The group of the hash key in `scratch`, made with the key `key` builds when new.
+    fn slot_of_scratch(&mut self, key: impl FnOnce() -> Option<Bson>, env: &Env) -> Result<usize> {
         if let Some(i) = self.index.get(self.scratch.as_slice()) {
             return Ok(*i);
         }
-        let row = Row::start(self.stmts, key, env)?;
-        self.rows.push((key.clone(), row));
+        let key = key().unwrap_or(Bson::Null);
+        let row = Row::start(self.stmts, &key, env)?;
+        self.rows.push((key, row));
         self.index.insert(self.scratch.clone(), self.rows.len() - 1);
         Ok(self.rows.len() - 1)
     }
@@ -172,32 +189,36 @@ impl Stage for Group {
 
 impl Group {
     /// Groups stored documents, reading `id` and `args` from their bytes (see [`FromBytes`]).
-    fn group_records<'r>(
+    fn group_records<'r, 's>(
         &self,
-        id: &FromBytes,
-        args: &[Option<FromBytes>],
+        id: &FromBytes<'s>,
+        args: &[Option<FromBytes<'s>>],
         records: &mut dyn Iterator<Item = &'r [u8]>,
         decode: &dyn Fn(&'r [u8]) -> Result<Document>,
         env: &Env,
     ) -> Result<Vec<Document>> {
         let mut g = Groups::new(&self.stmts);
-        let mut values: Vec<Option<Cow<Bson>>> = Vec::with_capacity(args.len());
+        let mut values: Vec<Option<Cow<'s, Bson>>> = Vec::with_capacity(args.len());
         for rec in records {
             values.clear();
-            let read = RawDocument::from_bytes(rec).ok().and_then(|raw| {
+            let raw = RawDocument::from_bytes(rec).ok();
+            // The arguments' values, then the group (its key looked up by its hash key, built
+            // only for a new group); `None` as soon as the document must be decoded.
+            let read = |values: &mut Vec<Option<Cow<'s, Bson>>>| -> Option<()> {
                 for a in args {
                     values.push(match a {
-                        Some(a) => a.value(raw)?,
+                        Some(a) => a.value(raw?)?,
                         None => None,
                     });
                 }
-                id.value(raw)
-            });
-            match read {
-                Some(key) => {
-                    let i = g.slot(key.as_deref(), env)?;
-                    g.add_values(i, values.iter().map(|v| v.as_deref()))?;
-                }
+                Some(())
+            };
+            let slot = match read(&mut values) {
+                Some(()) => g.slot_by_key(|out| id.key_into(raw?, out), || id.value(raw?).flatten().map(Cow::into_owned), env)?,
+                None => None,
+            };
+            match slot {
+                Some(i) => g.add_values(i, values.iter().map(|v| v.as_deref()))?,
                 None => {
                     let doc = decode(rec)?;
                     let i = self.id.with(&doc, env, |k| g.slot(k, env))?;
@@ -229,6 +250,41 @@ impl<'s> FromBytes<'s> {
         let fields = e.as_object()?;
         let fields = fields.iter().map(|(k, e)| FromBytes::of(e).map(|f| (k.as_str(), f))).collect::<Option<Vec<_>>>()?;
         Some(FromBytes::Object(fields))
+    }
+
+    /// Writes the hash key (`value::hash_key`) of the argument's value in `raw` as a group key
+    /// (missing is null), without building the value; `None` as for [`FromBytes::value`].
+    fn key_into(&self, raw: &RawDocument, out: &mut Vec<u8>) -> Option<()> {
+        if !self.key_part(raw, out)? {
+            parts::value(&Bson::Null, out);
+        }
+        Some(())
+    }
+
+    /// Appends the hash key of the value when there is one (`Some(false)` for missing).
+    fn key_part(&self, raw: &RawDocument, out: &mut Vec<u8>) -> Option<bool> {
+        use crate::value::raw::{lookup_expr_path, RawLookup};
+        match self {
+            FromBytes::Const(c) => parts::value(c, out),
+            FromBytes::Path(path) => match lookup_expr_path(raw, path) {
+                RawLookup::Missing => return Some(false),
+                RawLookup::Value(v) => parts::raw_value(v, out)?,
+                RawLookup::Decode => return None,
+            },
+            FromBytes::Object(fields) => {
+                // Fields that are missing are left out (see `value`).
+                parts::document_start(out);
+                for (k, f) in fields {
+                    let at = out.len();
+                    parts::field(k, out);
+                    if !f.key_part(raw, out)? {
+                        out.truncate(at);
+                    }
+                }
+                parts::document_end(out);
+            }
+        }
+        Some(true)
     }
 
     /// The argument's value in `raw` as the expression evaluates it on the decoded document
