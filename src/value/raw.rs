@@ -21,6 +21,38 @@ pub fn decode(raw: &RawDocument) -> Result<Document, bson::error::Error> {
 /// unread), in their order: for readers that need only some fields (an index's key fields, a
 /// `$group`'s inputs).
 pub fn decode_fields(raw: &RawDocument, keep: &dyn Fn(&str) -> bool) -> Result<Document, bson::error::Error> {
+    // The elements walked by their sizes (see [`get`]), the kept ones decoded; bytes that do not
+    // read so, or a kept value of the rarer kinds, take the crate's reader.
+    let b = raw.as_bytes();
+    let walked = (|| -> Option<Document> {
+        let end = b.len().checked_sub(1)?;
+        let mut out = Document::new();
+        let mut at = 4;
+        while at < end {
+            let (kind, name, v, size) = element(b, at, end)?;
+            let name = std::str::from_utf8(name).ok()?;
+            if keep(name) {
+                let bytes = &b[v..v + size];
+                let value = match kind {
+                    // An array's bytes are a document whose values are its elements, in order.
+                    0x04 => {
+                        let mut items = Vec::new();
+                        for item in RawDocument::from_bytes(bytes).ok()? {
+                            items.push(item.and_then(|(_, x)| decode_value(x)).ok()?);
+                        }
+                        Bson::Array(items)
+                    }
+                    _ => decode_value(value_ref(kind, bytes)?).ok()?,
+                };
+                out.insert(name, value);
+            }
+            at = v + size;
+        }
+        Some(out)
+    })();
+    if let Some(out) = walked {
+        return Ok(out);
+    }
     let mut out = Document::new();
     for item in raw {
         let (k, v) = item?;
@@ -134,18 +166,25 @@ fn find(b: &[u8], name: &str) -> Option<Option<(u8, usize, usize)>> {
     let end = b.len().checked_sub(1)?;
     let mut at = 4;
     while at < end {
-        let kind = b[at];
-        let key = at + 1;
-        let key_end = key + b.get(key..end)?.iter().position(|c| *c == 0)?;
-        let v = key_end + 1;
-        let size = value_size(kind, b, v).filter(|n| v + n <= end)?;
+        let (kind, key, v, size) = element(b, at, end)?;
         // Names are short: compared byte by byte rather than through a `memcmp` call.
-        if key_end - key == name.len() && b[key..key_end].iter().zip(name).all(|(x, y)| x == y) {
+        if key.len() == name.len() && key.iter().zip(name).all(|(x, y)| x == y) {
             return Some(Some((kind, v, size)));
         }
         at = v + size;
     }
     Some(None)
+}
+
+/// The element of a document's bytes `b` at `at` (before the document's last byte, `end`): its
+/// type, its name's bytes, and its value's start and size; `None` when the bytes do not read so.
+fn element(b: &[u8], at: usize, end: usize) -> Option<(u8, &[u8], usize, usize)> {
+    let kind = *b.get(at)?;
+    let key = at + 1;
+    let key_end = key + b.get(key..end)?.iter().position(|c| *c == 0)?;
+    let v = key_end + 1;
+    let size = value_size(kind, b, v).filter(|n| v + n <= end)?;
+    Some((kind, &b[key..key_end], v, size))
 }
 
 fn le_i32(b: &[u8], at: usize) -> Option<i32> {
@@ -396,6 +435,15 @@ mod tests {
         }
         for k in ["f", "f1x", "", "g"] {
             assert_eq!(super::get(raw, k).expect("reads"), None);
+        }
+        // Some fields decoded: as the whole document decoded, less the others (with a value of
+        // the rarer kinds kept, and without: arrays, documents, strings, numbers).
+        let all = super::decode(raw).expect("decodes");
+        let rare = |k: &str| k != "f3" && k != "f12";
+        let common = |k: &str| ["f0", "f1", "f3", "f5", "f9", "f17", "f20"].contains(&k);
+        for keep in [&rare as &dyn Fn(&str) -> bool, &common] {
+            let want: bson::Document = all.iter().filter(|(k, _)| keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            assert_eq!(super::decode_fields(raw, keep).expect("decodes"), want);
         }
     }
 }
