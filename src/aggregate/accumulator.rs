@@ -17,12 +17,35 @@ use crate::value::display;
 pub(crate) trait Accumulator: fmt::Debug + Send + Sync {
     /// A fresh state for a new group; `id` is the group's key (for `n` expressions that read it).
     fn start<'s>(&'s self, id: &Bson, env: &Env) -> Result<Box<dyn State + 's>>;
+
+    /// What the accumulator reads of each input document: an input that can give it the value
+    /// of its argument without a decoded document (the `$group` that reads stored bytes) hands
+    /// that value to [`State::add_value`] instead of the document to [`State::add`].
+    fn reads(&self) -> Reads<'_> {
+        Reads::Document
+    }
+}
+
+/// What an accumulator reads of each input document (see [`Accumulator::reads`]).
+pub(crate) enum Reads<'a> {
+    /// Nothing (`$count`).
+    Nothing,
+    /// The value of one argument expression, and nothing else.
+    Arg(&'a Expr),
+    /// The document in other ways (`$top`: an output and sort keys).
+    Document,
 }
 
 /// The running state of one accumulator in one group.
 pub(crate) trait State {
     /// Adds one input document.
     fn add(&mut self, doc: &Document, env: &Env) -> Result<()>;
+    /// Adds one input document given as the value of the accumulator's argument (`None` for
+    /// missing), which [`State::add`] would have evaluated: for the accumulators whose
+    /// [`Accumulator::reads`] is not [`Reads::Document`].
+    fn add_value(&mut self, _v: Option<&Bson>) -> Result<()> {
+        Err(Error::new(ErrorKind::InternalError, "this accumulator reads whole documents"))
+    }
     /// The accumulated value.
     fn finish(self: Box<Self>) -> Result<Bson>;
 }
@@ -113,6 +136,15 @@ impl<'s> Row<'s> {
         Ok(())
     }
 
+    /// Adds one input document given as the values of each statement's argument (see
+    /// [`State::add_value`]).
+    pub fn add_values<'v>(&mut self, values: impl IntoIterator<Item = Option<&'v Bson>>) -> Result<()> {
+        for (s, v) in self.states.iter_mut().zip(values) {
+            s.add_value(v)?;
+        }
+        Ok(())
+    }
+
     /// Appends each statement's value to `out`.
     pub fn finish_into(self, stmts: &[Statement], out: &mut Document) -> Result<()> {
         for (st, s) in stmts.iter().zip(self.states) {
@@ -165,6 +197,10 @@ impl Arg {
         Arg { expr, path }
     }
 
+    pub fn expr(&self) -> &Expr {
+        &self.expr
+    }
+
     /// Calls `f` with the argument's value in `doc` (`None` for missing).
     pub fn with<R>(&self, doc: &Document, env: &Env, f: impl FnOnce(Option<&Bson>) -> Result<R>) -> Result<R> {
         if let Some(p) = &self.path {
@@ -213,12 +249,20 @@ impl<F: Fold> Accumulator for Unary<F> {
     fn start<'s>(&'s self, _id: &Bson, _env: &Env) -> Result<Box<dyn State + 's>> {
         Ok(Box::new(UnaryState { arg: &self.arg, fold: F::default() }))
     }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::Arg(&self.arg.expr)
+    }
 }
 
 impl<F: Fold> State for UnaryState<'_, F> {
     fn add(&mut self, doc: &Document, env: &Env) -> Result<()> {
         let fold = &mut self.fold;
         self.arg.with(doc, env, |v| fold.add(v))
+    }
+
+    fn add_value(&mut self, v: Option<&Bson>) -> Result<()> {
+        self.fold.add(v)
     }
 
     fn finish(self: Box<Self>) -> Result<Bson> {

@@ -211,6 +211,29 @@ impl Pipeline {
         Ok(Output { docs, out })
     }
 
+    /// [`Pipeline::run_on_stream`] over a collection's stored documents, each given as its bytes
+    /// (`decode` gives the document the stages read: see `deps`), that already went through the
+    /// first `done` stages. The stage after those may read the bytes itself (see
+    /// `Stage::run_records`: a `$group` of field paths); else the documents are decoded one at a
+    /// time as the stages pull them.
+    pub fn run_on_records<'a>(
+        &self,
+        mut records: impl Iterator<Item = &'a [u8]> + 'a,
+        decode: impl Fn(&'a [u8]) -> Result<Document> + 'a,
+        done: usize,
+        catalog: &dyn Catalog,
+        env: &Env,
+    ) -> Result<Output> {
+        let cx = RunCtx { catalog, env };
+        if let Some(out) = self.stages.get(done).and_then(|s| s.run_records(&mut records, &decode, &cx)) {
+            let source: DocStream = Box::new(out?.into_iter().map(Ok));
+            let docs = stage::chain(&self.stages[done + 1..], source, &cx).collect::<Result<Vec<_>>>()?;
+            let out = self.stages.last().and_then(|s| s.out_target());
+            return Ok(Output { docs, out });
+        }
+        self.run_on_stream(records.map(decode), done, catalog, env)
+    }
+
     /// Leading `$match` stages filter by reference; a stage that reads borrowed documents (see
     /// `Stage::run_refs`) takes them as they are; only the rest of the pipeline sees copies.
     fn run_refs(&self, mut kept: Vec<&Document>, from: usize, cx: &RunCtx) -> Result<Vec<Document>> {

@@ -38,6 +38,14 @@ pub(crate) trait Stage: fmt::Debug + Send + Sync {
         None
     }
 
+    /// Runs the stage over a collection's stored documents, each given as its bytes, when it can
+    /// read what it needs from them (`$group` of field paths: see `stages/group.rs`); `decode`
+    /// gives a record's document as the stage would have received it. `None` (without reading
+    /// `records`) when it needs the decoded documents.
+    fn run_records<'r>(&self, _records: &mut dyn Iterator<Item = &'r [u8]>, _decode: &dyn Fn(&'r [u8]) -> Result<Document>, _cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+        None
+    }
+
     /// `$documents`: the stage ignores its input.
     fn replaces_input(&self) -> bool {
         false

@@ -123,6 +123,18 @@ pub(crate) fn select(
     limit: u64,
     env: &Env,
 ) -> Result<Vec<(u64, MatchDetails)>> {
+    Ok(select_records(coll, filter, sort, skip, limit, env)?.into_iter().map(|(rid, d, _)| (rid, d)).collect())
+}
+
+/// [`select`], with each record (for a reader of their bytes: no second lookup by id).
+pub(crate) fn select_records<'c>(
+    coll: &'c Collection,
+    filter: &Filter,
+    sort: Option<&Sort>,
+    skip: u64,
+    limit: u64,
+    env: &Env,
+) -> Result<Vec<(u64, MatchDetails, &'c Record)>> {
     let want = if limit > 0 { Some((skip + limit) as usize) } else { None };
     let plan = match &filter.min_max {
         Some((min, max)) => planner::plan_min_max(coll, filter.doc, sort, filter.hint.as_ref(), min, max)?,
@@ -131,9 +143,9 @@ pub(crate) fn select(
     let in_order = sort.is_none() || plan.provides_sort();
     let stop = if in_order { want } else { None };
     let exact = filter.id_only && matches!(plan, planner::Plan::IdHack { .. });
-    let mut found: Vec<(u64, MatchDetails)> = Vec::new();
-    let keys = planner::execute(coll, &plan, |rid| {
-        let Some(r) = coll.get(rid) else { return Ok(true) };
+    let mut found: Vec<(u64, MatchDetails, &'c Record)> = Vec::new();
+    let keys = planner::execute(coll, &plan, |rid, record| {
+        let Some(r) = record.or_else(|| coll.get(rid)) else { return Ok(true) };
         env.add_docs_examined(1, r.size() as u64);
         let d = match (&filter.matcher, exact) {
             (None, _) | (_, true) => MatchDetails { matched: true, elem_index: None },
@@ -144,7 +156,7 @@ pub(crate) fn select(
             },
         };
         if d.matched {
-            found.push((rid, d));
+            found.push((rid, d, r));
         }
         Ok(stop.map(|n| found.len() < n).unwrap_or(true))
     })
@@ -153,10 +165,7 @@ pub(crate) fn select(
     if let (Some(s), false) = (sort, plan.provides_sort()) {
         // The sort reads its keys from the stored bytes (see `sort_records`).
         match s {
-            Sort::Spec(spec) => {
-                let with_records: Vec<(u64, MatchDetails, &[u8])> = found.into_iter().filter_map(|(rid, d)| coll.get(rid).map(|r| (rid, d, r.bytes()))).collect();
-                found = sort_records(spec, with_records, |(_, _, r)| r)?.into_iter().map(|(rid, d, _)| (rid, d)).collect();
-            }
+            Sort::Spec(spec) => found = sort_records(spec, found, |(_, _, r)| r.bytes())?,
             Sort::Natural { reverse } => {
                 if *reverse {
                     found.reverse();

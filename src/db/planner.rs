@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::value::display;
 use crate::value;
 
-use super::collection::{id_equalities, Collection};
+use super::collection::{id_equalities, Collection, Record};
 use super::exec::Sort;
 use super::index::Index;
 use super::keystring;
@@ -1051,9 +1051,10 @@ fn count_keys_upto(ix: &Index, scan: &IxScan, cap: usize) -> usize {
     n
 }
 
-/// Runs a plan: `visit` gets each record it yields, in plan order and once each, and returns
-/// whether to go on. Returns the number of index keys examined.
-pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64) -> Result<bool>) -> Result<u64> {
+/// Runs a plan: `visit` gets each record it yields (its id, and the record itself when the plan
+/// has it at hand: a collection scan), in plan order and once each, and returns whether to go
+/// on. Returns the number of index keys examined.
+pub(crate) fn execute<'c>(coll: &'c Collection, plan: &Plan, mut visit: impl FnMut(u64, Option<&'c Record>) -> Result<bool>) -> Result<u64> {
     let mut seen = HashSet::new();
     // One scan of an index without arrays meets each record once (its one key, in one of the
     // disjoint ranges): no need to remember the records seen.
@@ -1067,7 +1068,7 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
         for r in rids {
             *keys += 1;
             if once || seen.insert(r) {
-                match visit(r) {
+                match visit(r, None) {
                     Ok(true) => {}
                     Ok(false) => return false,
                     Err(e) => {
@@ -1107,9 +1108,9 @@ pub(crate) fn execute(coll: &Collection, plan: &Plan, mut visit: impl FnMut(u64)
             }
         }
         Plan::CollScan { reverse } => {
-            let rids: Vec<u64> = if *reverse { coll.iter().rev().map(|(r, _)| r).collect() } else { coll.iter().map(|(r, _)| r).collect() };
-            for r in rids {
-                match visit(r) {
+            let records: Box<dyn Iterator<Item = (u64, &Record)>> = if *reverse { Box::new(coll.iter().rev()) } else { Box::new(coll.iter()) };
+            for (r, record) in records {
+                match visit(r, Some(record)) {
                     Ok(true) => {}
                     Ok(false) => break,
                     Err(e) => return Err(e),

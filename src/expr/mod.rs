@@ -345,6 +345,14 @@ impl Expr {
         }
     }
 
+    /// The fields of an object of expressions (`{ a: "$x", b: 1 }`), when the expression is one.
+    pub(crate) fn as_object(&self) -> Option<&[(String, Expr)]> {
+        match &self.node {
+            Node::Object(fields) => Some(fields),
+            _ => None,
+        }
+    }
+
     /// Evaluates against `root` (`$$ROOT` and `$$CURRENT`). `None` means missing (a missing field
     /// or `$$REMOVE`).
     pub fn evaluate(&self, root: &Document, env: &Env) -> Result<Option<Bson>> {

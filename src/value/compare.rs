@@ -142,8 +142,63 @@ pub fn hash_key_into(v: &Bson, out: &mut Vec<u8>) {
     write_key(v, out);
 }
 
-fn write_key(v: &Bson, out: &mut Vec<u8>) {
+/// [`hash_key`] built part by part from values read in place (`value::raw`), for a reader that
+/// looks a key up without building it (the `$group` that reads stored bytes): the same bytes
+/// as the key of the value decoded and built.
+pub mod parts {
+    use bson::{Bson, Document, RawBsonRef};
+
+    /// Appends the key of `v`.
+    pub fn value(v: &Bson, out: &mut Vec<u8>) {
+        super::write_key(v, out);
+    }
+
+    /// Appends the key of a value read in place: a string's from its bytes, others decoded.
+    /// `None` when the value does not decode.
+    pub fn raw_value(v: RawBsonRef<'_>, out: &mut Vec<u8>) -> Option<()> {
+        let (kind, s) = match v {
+            RawBsonRef::String(s) => (Bson::String(String::new()), s),
+            RawBsonRef::Symbol(s) => (Bson::Symbol(String::new()), s),
+            RawBsonRef::JavaScriptCode(s) => (Bson::JavaScriptCode(String::new()), s),
+            other => {
+                super::write_key(&crate::value::raw::decode_value(other).ok()?, out);
+                return Some(());
+            }
+        };
+        super::write_type(&kind, out);
+        super::write_str(s, out);
+        Some(())
+    }
+
+    /// Starts the key of a document; then `field` and a value for each field, then
+    /// `document_end`.
+    pub fn document_start(out: &mut Vec<u8>) {
+        super::write_type(&Bson::Document(Document::new()), out);
+    }
+
+    pub fn field(name: &str, out: &mut Vec<u8>) {
+        out.extend_from_slice(name.as_bytes());
+        out.push(0);
+    }
+
+    pub fn document_end(out: &mut Vec<u8>) {
+        out.push(0xff);
+    }
+}
+
+/// The key of a value's type.
+fn write_type(v: &Bson, out: &mut Vec<u8>) {
     out.extend_from_slice(&(canonical_type(v) as i8).to_le_bytes());
+}
+
+/// The key of a string after its type's.
+fn write_str(s: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn write_key(v: &Bson, out: &mut Vec<u8>) {
+    write_type(v, out);
     match v {
         Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) => {
             let n = Number::from_bson(v).expect("is a number");
@@ -172,17 +227,13 @@ fn write_key(v: &Bson, out: &mut Vec<u8>) {
                 }
             }
         }
-        Bson::String(s) | Bson::Symbol(s) | Bson::JavaScriptCode(s) => {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
+        Bson::String(s) | Bson::Symbol(s) | Bson::JavaScriptCode(s) => write_str(s, out),
         Bson::Document(d) => {
             for (k, v) in d {
-                out.extend_from_slice(k.as_bytes());
-                out.push(0);
+                parts::field(k, out);
                 write_key(v, out);
             }
-            out.push(0xff);
+            parts::document_end(out);
         }
         Bson::Array(a) => {
             for v in a {
@@ -236,6 +287,32 @@ impl ReduceKey for decmathlib_rs::d128::d128 {
 mod tests {
     use super::*;
     use bson::{bson, doc, oid::ObjectId};
+
+    /// A key built from parts read in place is the key of the value decoded and built.
+    #[test]
+    fn key_parts_read_in_place_make_the_decoded_values_key() {
+        let d = doc! {
+            "s": "ab\u{0}c", "e": "", "y": Bson::Symbol("ab".into()), "j": Bson::JavaScriptCode("ab".into()),
+            "i": 1, "l": Bson::Int64(1), "f": 1.5, "n": f64::NAN, "z": -0.0, "x": Bson::Decimal128("1.50".parse().unwrap()),
+            "d": {"a": [1, "b"], "c": null}, "u": Bson::Undefined, "b": true, "o": ObjectId::from_bytes([3; 12]),
+        };
+        let bytes = d.to_vec().unwrap();
+        let raw = bson::RawDocument::from_bytes(&bytes).unwrap();
+        let mut whole = Vec::new();
+        parts::document_start(&mut whole);
+        for item in raw {
+            let (k, v) = item.unwrap();
+            let mut one = Vec::new();
+            parts::raw_value(v, &mut one).unwrap();
+            assert_eq!(one, hash_key(&crate::value::raw::decode_value(v).unwrap()), "{k}");
+            parts::field(k.as_str(), &mut whole);
+            parts::raw_value(v, &mut whole).unwrap();
+        }
+        parts::document_end(&mut whole);
+        assert_eq!(whole, hash_key(&Bson::Document(d)));
+        // Strings of each kind keep apart.
+        assert_ne!(hash_key(&bson!("ab")), hash_key(&Bson::JavaScriptCode("ab".into())));
+    }
 
     #[test]
     fn type_order() {

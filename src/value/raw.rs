@@ -21,6 +21,38 @@ pub fn decode(raw: &RawDocument) -> Result<Document, bson::error::Error> {
 /// unread), in their order: for readers that need only some fields (an index's key fields, a
 /// `$group`'s inputs).
 pub fn decode_fields(raw: &RawDocument, keep: &dyn Fn(&str) -> bool) -> Result<Document, bson::error::Error> {
+    // The elements walked by their sizes (see [`get`]), the kept ones decoded; bytes that do not
+    // read so, or a kept value of the rarer kinds, take the crate's reader.
+    let b = raw.as_bytes();
+    let walked = (|| -> Option<Document> {
+        let end = b.len().checked_sub(1)?;
+        let mut out = Document::new();
+        let mut at = 4;
+        while at < end {
+            let (kind, name, v, size) = element(b, at, end)?;
+            let name = std::str::from_utf8(name).ok()?;
+            if keep(name) {
+                let bytes = &b[v..v + size];
+                let value = match kind {
+                    // An array's bytes are a document whose values are its elements, in order.
+                    0x04 => {
+                        let mut items = Vec::new();
+                        for item in RawDocument::from_bytes(bytes).ok()? {
+                            items.push(item.and_then(|(_, x)| decode_value(x)).ok()?);
+                        }
+                        Bson::Array(items)
+                    }
+                    _ => decode_value(value_ref(kind, bytes)?).ok()?,
+                };
+                out.insert(name, value);
+            }
+            at = v + size;
+        }
+        Some(out)
+    })();
+    if let Some(out) = walked {
+        return Ok(out);
+    }
     let mut out = Document::new();
     for item in raw {
         let (k, v) = item?;
@@ -79,22 +111,151 @@ pub enum RawLookup<'a> {
 /// [`RawLookup::Decode`] as soon as an array is met (array traversal is left to the decoded
 /// path, `path::walk_matcher_path`).
 pub fn lookup<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup<'a> {
+    lookup_through(doc, parts, false)
+}
+
+/// An expression's field path (`"$a.b"`) on bytes: as [`lookup`], but an array at the end of
+/// the path is the path's value (only an array along the path needs the expression's array
+/// traversal, `RawLookup::Decode`).
+pub fn lookup_expr_path<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup<'a> {
+    lookup_through(doc, parts, true)
+}
+
+fn lookup_through<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S], array_at_end: bool) -> RawLookup<'a> {
     let mut cur = doc;
     for (i, part) in parts.iter().enumerate() {
-        let v = match cur.get(part.as_ref()) {
+        let v = match get(cur, part.as_ref()) {
             Ok(Some(v)) => v,
             Ok(None) => return RawLookup::Missing,
             Err(_) => return RawLookup::Decode,
         };
         let last = i + 1 == parts.len();
         match v {
-            RawBsonRef::Array(_) => return RawLookup::Decode,
+            RawBsonRef::Array(_) if !(last && array_at_end) => return RawLookup::Decode,
             RawBsonRef::Document(d) if !last => cur = d,
             _ if !last => return RawLookup::Missing,
             _ => return RawLookup::Value(v),
         }
     }
     RawLookup::Missing
+}
+
+/// `RawDocument::get` (the value of the first field named `name`, `None` when there is none)
+/// for the readers of many stored documents (paths read in place by a filter, a sort, a
+/// `$group`): it walks the elements by their sizes without the crate's checks of each element
+/// it passes (a stored document's bytes were checked when they were written), and builds the
+/// value it finds directly; a value of the rarer kinds (array, binary, regex, code with scope,
+/// DBPointer) goes through the crate's `get`. `Err` when the bytes do not read.
+pub fn get<'a>(doc: &'a RawDocument, name: &str) -> Result<Option<RawBsonRef<'a>>, bson::error::Error> {
+    let b = doc.as_bytes();
+    match find(b, name) {
+        Some(None) => Ok(None),
+        Some(Some((kind, at, size))) => match b.get(at..at + size).and_then(|v| value_ref(kind, v)) {
+            Some(v) => Ok(Some(v)),
+            None => doc.get(name),
+        },
+        // Bytes that do not read: the crate says why.
+        None => doc.get(name),
+    }
+}
+
+/// Where the first field named `name` lies in a document's bytes: its type, and its value's
+/// start and size (`Some(None)` when there is none, `None` when the bytes do not read).
+fn find(b: &[u8], name: &str) -> Option<Option<(u8, usize, usize)>> {
+    let name = name.as_bytes();
+    let end = b.len().checked_sub(1)?;
+    let mut at = 4;
+    while at < end {
+        let (kind, key, v, size) = element(b, at, end)?;
+        // Names are short: compared byte by byte rather than through a `memcmp` call.
+        if key.len() == name.len() && key.iter().zip(name).all(|(x, y)| x == y) {
+            return Some(Some((kind, v, size)));
+        }
+        at = v + size;
+    }
+    Some(None)
+}
+
+/// The element of a document's bytes `b` at `at` (before the document's last byte, `end`): its
+/// type, its name's bytes, and its value's start and size; `None` when the bytes do not read so.
+fn element(b: &[u8], at: usize, end: usize) -> Option<(u8, &[u8], usize, usize)> {
+    let kind = *b.get(at)?;
+    let key = at + 1;
+    let key_end = key + b.get(key..end)?.iter().position(|c| *c == 0)?;
+    let v = key_end + 1;
+    let size = value_size(kind, b, v).filter(|n| v + n <= end)?;
+    Some((kind, &b[key..key_end], v, size))
+}
+
+fn le_i32(b: &[u8], at: usize) -> Option<i32> {
+    Some(i32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// The size of a value of BSON type `kind` starting at `at` of `b`.
+fn value_size(kind: u8, b: &[u8], at: usize) -> Option<usize> {
+    let len = |min: i32| le_i32(b, at).filter(|n| *n >= min).map(|n| n as usize);
+    Some(match kind {
+        0x01 | 0x09 | 0x11 | 0x12 => 8,
+        0x02 | 0x0D | 0x0E => 4 + len(1)?,
+        0x03 | 0x04 => len(5)?,
+        0x0F => len(14)?,
+        0x05 => 5 + len(0)?,
+        0x06 | 0x0A | 0x7F | 0xFF => 0,
+        0x07 => 12,
+        0x08 => 1,
+        0x0B => {
+            let rest = b.get(at..)?;
+            let p = rest.iter().position(|c| *c == 0)?;
+            let o = rest.get(p + 1..)?.iter().position(|c| *c == 0)?;
+            p + 1 + o + 1
+        }
+        0x0C => 4 + len(1)? + 12,
+        0x10 => 4,
+        0x13 => 16,
+        _ => return None,
+    })
+}
+
+/// A value of the common kinds built from its bytes (`None` for the others, or bytes that do
+/// not read as the kind says).
+fn value_ref(kind: u8, v: &[u8]) -> Option<RawBsonRef<'_>> {
+    let fixed = |n: usize| -> Option<[u8; 8]> {
+        let mut out = [0u8; 8];
+        out[..n].copy_from_slice(v.get(..n)?);
+        Some(out)
+    };
+    Some(match kind {
+        0x01 => RawBsonRef::Double(f64::from_le_bytes(fixed(8)?)),
+        0x02 => {
+            let s = v.get(4..v.len().checked_sub(1)?)?;
+            if v.last() != Some(&0) {
+                return None;
+            }
+            RawBsonRef::String(std::str::from_utf8(s).ok()?)
+        }
+        0x03 => RawBsonRef::Document(RawDocument::from_bytes(v).ok()?),
+        0x06 => RawBsonRef::Undefined,
+        0x07 => RawBsonRef::ObjectId(bson::oid::ObjectId::from_bytes(v.get(..12)?.try_into().ok()?)),
+        0x08 => match v.first()? {
+            0 => RawBsonRef::Boolean(false),
+            1 => RawBsonRef::Boolean(true),
+            _ => return None,
+        },
+        0x09 => RawBsonRef::DateTime(bson::DateTime::from_millis(i64::from_le_bytes(fixed(8)?))),
+        0x0A => RawBsonRef::Null,
+        0x10 => RawBsonRef::Int32(le_i32(v, 0)?),
+        0x11 => {
+            let t = fixed(8)?;
+            let increment = u32::from_le_bytes(t[..4].try_into().ok()?);
+            let time = u32::from_le_bytes(t[4..].try_into().ok()?);
+            RawBsonRef::Timestamp(bson::Timestamp { time, increment })
+        }
+        0x12 => RawBsonRef::Int64(i64::from_le_bytes(fixed(8)?)),
+        0x13 => RawBsonRef::Decimal128(bson::Decimal128::from_bytes(v.get(..16)?.try_into().ok()?)),
+        0x7F => RawBsonRef::MaxKey,
+        0xFF => RawBsonRef::MinKey,
+        _ => return None,
+    })
 }
 
 /// What [`check_stored_form`] found in a document's bytes.
@@ -227,4 +388,62 @@ pub fn element_spans(raw: &RawDocument) -> Result<Vec<(&str, bson::spec::Element
         at = end;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use bson::{doc, oid::ObjectId, spec::BinarySubtype, Binary, Bson, DateTime, Decimal128, JavaScriptCodeWithScope, Regex, Timestamp};
+
+    /// `get` finds what the crate's `RawDocument::get` finds, for every kind of value before,
+    /// at and after the field asked for, and a name that is only a prefix of another.
+    #[test]
+    fn get_reads_as_the_crate_does() {
+        let values = vec![
+            Bson::Double(-1.5),
+            Bson::String("é\u{0}x".into()),
+            Bson::String(String::new()),
+            Bson::Document(doc! {"a": 1}),
+            Bson::Document(doc! {}),
+            Bson::Array(vec![Bson::Int32(1), Bson::String("s".into())]),
+            Bson::Binary(Binary { subtype: BinarySubtype::Generic, bytes: vec![1, 2] }),
+            Bson::Undefined,
+            Bson::ObjectId(ObjectId::from_bytes([7; 12])),
+            Bson::Boolean(true),
+            Bson::Boolean(false),
+            Bson::DateTime(DateTime::from_millis(-3)),
+            Bson::Null,
+            Bson::RegularExpression(Regex { pattern: "a.b".to_string().try_into().expect("pattern"), options: "i".to_string().try_into().expect("options") }),
+            Bson::JavaScriptCode("f()".into()),
+            Bson::Symbol("sym".into()),
+            Bson::JavaScriptCodeWithScope(JavaScriptCodeWithScope { code: "g".into(), scope: doc! {"x": 1} }),
+            Bson::Int32(-7),
+            Bson::Timestamp(Timestamp { time: 5, increment: 9 }),
+            Bson::Int64(1 << 40),
+            Bson::Decimal128("1.25".parse::<Decimal128>().expect("decimal")),
+            Bson::MaxKey,
+            Bson::MinKey,
+        ];
+        let mut d = bson::Document::new();
+        for (i, v) in values.iter().enumerate() {
+            d.insert(format!("f{i}"), v.clone());
+        }
+        let bytes = d.to_vec().expect("encodes");
+        let raw = bson::RawDocument::from_bytes(&bytes).expect("reads");
+        for i in 0..values.len() {
+            let k = format!("f{i}");
+            assert_eq!(super::get(raw, &k).expect("reads"), raw.get(&k).expect("reads"), "{k}");
+        }
+        for k in ["f", "f1x", "", "g"] {
+            assert_eq!(super::get(raw, k).expect("reads"), None);
+        }
+        // Some fields decoded: as the whole document decoded, less the others (with a value of
+        // the rarer kinds kept, and without: arrays, documents, strings, numbers).
+        let all = super::decode(raw).expect("decodes");
+        let rare = |k: &str| k != "f3" && k != "f12";
+        let common = |k: &str| ["f0", "f1", "f3", "f5", "f9", "f17", "f20"].contains(&k);
+        for keep in [&rare as &dyn Fn(&str) -> bool, &common] {
+            let want: bson::Document = all.iter().filter(|(k, _)| keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            assert_eq!(super::decode_fields(raw, keep).expect("decodes"), want);
+        }
+    }
 }

@@ -19,6 +19,7 @@ mod invariants;
 mod keystring;
 mod props;
 mod query;
+mod raw_group;
 mod raw_insert;
 mod raw_match;
 mod raw_sort;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use bson::{Bson, Document};
 
-use crate::aggregate::accumulator::{Accumulator, State};
+use crate::aggregate::accumulator::{Accumulator, Reads, State};
 use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::expr::VarScope;
@@ -25,10 +25,19 @@ impl Accumulator for Count {
     fn start<'s>(&'s self, _id: &Bson, _env: &Env) -> Result<Box<dyn State + 's>> {
         Ok(Box::new(CountState(0)))
     }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::Nothing
+    }
 }
 
 impl State for CountState {
     fn add(&mut self, _doc: &Document, _env: &Env) -> Result<()> {
+        self.0 += 1;
+        Ok(())
+    }
+
+    fn add_value(&mut self, _v: Option<&Bson>) -> Result<()> {
         self.0 += 1;
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bson::{Bson, Document};
 
-use crate::aggregate::accumulator::{eval_n, spec_not_object, Accumulator, State};
+use crate::aggregate::accumulator::{eval_n, spec_not_object, Accumulator, Reads, State};
 use crate::aggregate::util::err;
 use crate::env::Env;
 use crate::error::Result;
@@ -59,21 +59,32 @@ impl Accumulator for NInput {
         let n = eval_n(&self.n, id, env)?;
         Ok(Box::new(NState { spec: self, n, values: VecDeque::new() }))
     }
+
+    fn reads(&self) -> Reads<'_> {
+        Reads::Arg(&self.input)
+    }
 }
 
 impl State for NState<'_> {
     fn add(&mut self, doc: &Document, env: &Env) -> Result<()> {
+        if self.spec.kind == Kind::First && self.values.len() >= self.n {
+            return Ok(());
+        }
+        let v = self.spec.input.evaluate(doc, env)?;
+        self.add_value(v.as_ref())
+    }
+
+    fn add_value(&mut self, v: Option<&Bson>) -> Result<()> {
         let kind = self.spec.kind;
         if kind == Kind::First && self.values.len() >= self.n {
             return Ok(());
         }
-        let v = self.spec.input.evaluate(doc, env)?;
         match kind {
             Kind::First | Kind::Last => {
                 if self.values.len() >= self.n {
                     self.values.pop_front();
                 }
-                self.values.push_back(v.unwrap_or(Bson::Null));
+                self.values.push_back(v.cloned().unwrap_or(Bson::Null));
             }
             Kind::Min | Kind::Max => {
                 let Some(v) = v else { return Ok(()) };
@@ -84,14 +95,14 @@ impl State for NState<'_> {
                 let better = if kind == Kind::Min { Ordering::Less } else { Ordering::Greater };
                 if self.values.len() >= self.n {
                     match self.values.back() {
-                        Some(worst) if compare(&v, worst) == better => {
+                        Some(worst) if compare(v, worst) == better => {
                             self.values.pop_back();
                         }
                         _ => return Ok(()),
                     }
                 }
-                let pos = self.values.partition_point(|x| compare(x, &v) != better.reverse());
-                self.values.insert(pos, v);
+                let pos = self.values.partition_point(|x| compare(x, v) != better.reverse());
+                self.values.insert(pos, v.clone());
             }
         }
         Ok(())

@@ -1,19 +1,27 @@
 //! `$group`: one output document per distinct `_id` value (keys equal as the server compares
 //! them: 1, 1.0 and `Long(1)` are one group), with accumulated fields. The server's output order
 //! comes from a hash table and is unspecified; the engine uses first-seen order.
+//!
+//! Fed straight from a collection's stored documents (see `Stage::run_records`), a `$group`
+//! whose `_id` and accumulator arguments are constants, field paths or objects of them reads
+//! each value from the document's bytes ([`FromBytes`]) and hands it to the accumulators
+//! (`State::add_value`); a document with an array along one of the paths is decoded and goes
+//! the usual way.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use bson::{Bson, Document};
+use bson::{Bson, Document, RawDocument};
 
-use crate::aggregate::accumulator::{parse_statement, Arg, Row, Statement};
+use crate::aggregate::accumulator::{parse_statement, Arg, Reads, Row, Statement};
 use crate::aggregate::stage::blocking;
 use crate::aggregate::util::err;
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::env::Env;
 use crate::error::Result;
 use crate::expr::{Expr, VarScope};
+use crate::value::compare::parts;
 use crate::value::{hash_key_into, KeyHasher};
 
 #[derive(Debug)]
@@ -74,11 +82,27 @@ impl<'s> Groups<'s> {
     pub fn slot(&mut self, key: Option<&Bson>, env: &Env) -> Result<usize> {
         let key = key.unwrap_or(&Bson::Null);
         hash_key_into(key, &mut self.scratch);
+        self.slot_of_scratch(|| Some(key.clone()), env)
+    }
+
+    /// The group whose key's hash key `write` writes (`None` when it cannot: nothing is
+    /// changed); `key` builds the key for a new group.
+    fn slot_by_key(&mut self, write: impl FnOnce(&mut Vec<u8>) -> Option<()>, key: impl FnOnce() -> Option<Bson>, env: &Env) -> Result<Option<usize>> {
+        self.scratch.clear();
+        if write(&mut self.scratch).is_none() {
+            return Ok(None);
+        }
+        self.slot_of_scratch(key, env).map(Some)
+    }
+
+    /// The group of the hash key in `scratch`, made with the key `key` builds when new.
+    fn slot_of_scratch(&mut self, key: impl FnOnce() -> Option<Bson>, env: &Env) -> Result<usize> {
         if let Some(i) = self.index.get(self.scratch.as_slice()) {
             return Ok(*i);
         }
-        let row = Row::start(self.stmts, key, env)?;
-        self.rows.push((key.clone(), row));
+        let key = key().unwrap_or(Bson::Null);
+        let row = Row::start(self.stmts, &key, env)?;
+        self.rows.push((key, row));
         self.index.insert(self.scratch.clone(), self.rows.len() - 1);
         Ok(self.rows.len() - 1)
     }
@@ -86,6 +110,14 @@ impl<'s> Groups<'s> {
     pub fn add(&mut self, slot: usize, doc: &Document, env: &Env) -> Result<()> {
         match self.rows.get_mut(slot) {
             Some((_, row)) => row.add(doc, env),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Groups::add`] with the document given as the values of each statement's argument.
+    pub fn add_values<'v>(&mut self, slot: usize, values: impl IntoIterator<Item = Option<&'v Bson>>) -> Result<()> {
+        match self.rows.get_mut(slot) {
+            Some((_, row)) => row.add_values(values),
             None => Ok(()),
         }
     }
@@ -137,5 +169,146 @@ impl Stage for Group {
 
     fn run_refs(&self, input: &[&Document], cx: &RunCtx) -> Option<Result<Vec<Document>>> {
         Some(Groups::by_arg(&self.stmts, input.iter().map(|d| Ok(*d)), &self.id, cx.env).and_then(Groups::finish))
+    }
+
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&'r [u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+        let id = FromBytes::of(self.id.expr())?;
+        // `None` for an accumulator that reads nothing (`$count`).
+        let args = self
+            .stmts
+            .iter()
+            .map(|s| match s.acc.reads() {
+                Reads::Nothing => Some(None),
+                Reads::Arg(e) => FromBytes::of(e).map(Some),
+                Reads::Document => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(self.group_records(&id, &args, records, decode, cx.env))
+    }
+}
+
+impl Group {
+    /// Groups stored documents, reading `id` and `args` from their bytes (see [`FromBytes`]).
+    fn group_records<'r, 's>(
+        &self,
+        id: &FromBytes<'s>,
+        args: &[Option<FromBytes<'s>>],
+        records: &mut dyn Iterator<Item = &'r [u8]>,
+        decode: &dyn Fn(&'r [u8]) -> Result<Document>,
+        env: &Env,
+    ) -> Result<Vec<Document>> {
+        let mut g = Groups::new(&self.stmts);
+        let mut values: Vec<Option<Cow<'s, Bson>>> = Vec::with_capacity(args.len());
+        for rec in records {
+            values.clear();
+            let raw = RawDocument::from_bytes(rec).ok();
+            // The arguments' values, then the group (its key looked up by its hash key, built
+            // only for a new group); `None` as soon as the document must be decoded.
+            let read = |values: &mut Vec<Option<Cow<'s, Bson>>>| -> Option<()> {
+                for a in args {
+                    values.push(match a {
+                        Some(a) => a.value(raw?)?,
+                        None => None,
+                    });
+                }
+                Some(())
+            };
+            let slot = match read(&mut values) {
+                Some(()) => g.slot_by_key(|out| id.key_into(raw?, out), || id.value(raw?).flatten().map(Cow::into_owned), env)?,
+                None => None,
+            };
+            match slot {
+                Some(i) => g.add_values(i, values.iter().map(|v| v.as_deref()))?,
+                None => {
+                    let doc = decode(rec)?;
+                    let i = self.id.with(&doc, env, |k| g.slot(k, env))?;
+                    g.add(i, &doc, env)?;
+                }
+            }
+        }
+        g.finish()
+    }
+}
+
+/// An argument read from a stored document's bytes: a constant, a field path of the document
+/// (`"$a.b"`), or an object of such (`{ a: "$a", b: 1 }`).
+enum FromBytes<'s> {
+    Const(&'s Bson),
+    Path(Vec<String>),
+    Object(Vec<(&'s str, FromBytes<'s>)>),
+}
+
+impl<'s> FromBytes<'s> {
+    /// `None` for any other expression.
+    fn of(e: &'s Expr) -> Option<FromBytes<'s>> {
+        if let Some(c) = e.as_constant() {
+            return Some(FromBytes::Const(c));
+        }
+        if let Some(p) = e.as_field_path() {
+            return Some(FromBytes::Path(p.split('.').map(String::from).collect()));
+        }
+        let fields = e.as_object()?;
+        let fields = fields.iter().map(|(k, e)| FromBytes::of(e).map(|f| (k.as_str(), f))).collect::<Option<Vec<_>>>()?;
+        Some(FromBytes::Object(fields))
+    }
+
+    /// Writes the hash key (`value::hash_key`) of the argument's value in `raw` as a group key
+    /// (missing is null), without building the value; `None` as for [`FromBytes::value`].
+    fn key_into(&self, raw: &RawDocument, out: &mut Vec<u8>) -> Option<()> {
+        if !self.key_part(raw, out)? {
+            parts::value(&Bson::Null, out);
+        }
+        Some(())
+    }
+
+    /// Appends the hash key of the value when there is one (`Some(false)` for missing).
+    fn key_part(&self, raw: &RawDocument, out: &mut Vec<u8>) -> Option<bool> {
+        use crate::value::raw::{lookup_expr_path, RawLookup};
+        match self {
+            FromBytes::Const(c) => parts::value(c, out),
+            FromBytes::Path(path) => match lookup_expr_path(raw, path) {
+                RawLookup::Missing => return Some(false),
+                RawLookup::Value(v) => parts::raw_value(v, out)?,
+                RawLookup::Decode => return None,
+            },
+            FromBytes::Object(fields) => {
+                // Fields that are missing are left out (see `value`).
+                parts::document_start(out);
+                for (k, f) in fields {
+                    let at = out.len();
+                    parts::field(k, out);
+                    if !f.key_part(raw, out)? {
+                        out.truncate(at);
+                    }
+                }
+                parts::document_end(out);
+            }
+        }
+        Some(true)
+    }
+
+    /// The argument's value in `raw` as the expression evaluates it on the decoded document
+    /// (`Some(None)` for missing); `None` when the document must be decoded for it (an array
+    /// along a path, bytes that do not read).
+    fn value(&self, raw: &RawDocument) -> Option<Option<Cow<'s, Bson>>> {
+        use crate::value::raw::{decode_value, lookup_expr_path, RawLookup};
+        match self {
+            FromBytes::Const(c) => Some(Some(Cow::Borrowed(*c))),
+            FromBytes::Path(parts) => match lookup_expr_path(raw, parts) {
+                RawLookup::Missing => Some(None),
+                RawLookup::Value(v) => decode_value(v).ok().map(|v| Some(Cow::Owned(v))),
+                RawLookup::Decode => None,
+            },
+            FromBytes::Object(fields) => {
+                // Fields that are missing are left out, as `Expr` builds objects.
+                let mut out = Document::new();
+                for (k, f) in fields {
+                    if let Some(v) = f.value(raw)? {
+                        out.insert(*k, v.into_owned());
+                    }
+                }
+                Some(Some(Cow::Owned(Bson::Document(out))))
+            }
+        }
     }
 }

@@ -135,7 +135,8 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
     );
     let executor = |e: Error| e.add_context(&context);
     let output = {
-        // The collection's documents are decoded one at a time as the stages pull them.
+        // The collection's stored documents, decoded one at a time as the stages pull them (or
+        // read in place by a `$group` that reads only field paths: `Pipeline::run_on_records`).
         let (input, done) = match &source {
             Target::Collection(c) => match db.collection(&ctx.db, c) {
                 Some(coll) => read_input(coll, &all_stages, &pipeline, hint, &context, &ctx.env)?,
@@ -143,8 +144,14 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
             },
             Target::Database => (empty_input(), 0),
         };
+        // A pipeline that reads only some fields (up to a `$group`) gets only those decoded.
+        let fields = crate::aggregate::deps::group_input_fields(&all_stages);
+        let decode = move |r: &[u8]| match &fields {
+            Some(fs) => Record::decode_of(r, Some(&|name| fs.iter().any(|f| f == name))),
+            None => Record::decode_of(r, None),
+        };
         let catalog = db.catalog(&ctx.db, ctx.env.now);
-        pipeline.run_on_stream(input, done, &catalog, &ctx.env).map_err(executor)?
+        pipeline.run_on_records(input, decode, done, &catalog, &ctx.env).map_err(executor)?
     };
     match output.out {
         None => {
@@ -168,19 +175,13 @@ pub(crate) fn run_pipeline(db: &mut Database, ctx: &mut Ctx, target: &Target, st
 /// planner, as the server pushes them down; the stages still run over the documents it returns
 /// (which they leave as they are), but for that `$match` and a plain `$sort` after it. A leading
 /// plain `$sort` sorts the records by their keys read from the stored bytes
-/// (`exec::sort_records`), and the documents are decoded in that order as the stages pull them,
-/// so the sort holds no decoded document. `executor` is the context of errors raised while the
+/// (`exec::sort_records`), and the records are read in that order as the stages pull them, so
+/// the sort holds no decoded document. `executor` is the context of errors raised while the
 /// plan runs.
 fn read_input<'c>(coll: &'c Collection, stages: &[Bson], pipeline: &Pipeline, hint: Option<&Bson>, executor: &str, env: &crate::env::Env) -> Result<(Input<'c>, usize)> {
     let stage = |i: usize, name: &str| match stages.get(i) {
         Some(Bson::Document(d)) if d.len() == 1 => d.get(name),
         _ => None,
-    };
-    // A pipeline that reads only some fields (up to a `$group`) gets only those decoded.
-    let fields = crate::aggregate::deps::group_input_fields(stages);
-    let decode_bytes = move |r: &'c [u8]| match &fields {
-        Some(fs) => Record::decode_of(r, Some(&|name| fs.iter().any(|f| f == name))),
-        None => Record::decode_of(r, None),
     };
     let Some(Bson::Document(filter)) = stage(0, "$match") else {
         env.add_docs_examined(coll.len() as u64, coll.data_size() as u64);
@@ -189,9 +190,9 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], pipeline: &Pipeline, hi
             // touches only the bytes.
             let records: Vec<&'c [u8]> = coll.iter().map(|(_, r)| r.bytes()).collect();
             let sorted = exec::sort_records(spec, records, |r| r)?;
-            return Ok((Box::new(sorted.into_iter().map(decode_bytes)), 1));
+            return Ok((Box::new(sorted.into_iter()), 1));
         }
-        return Ok((Box::new(coll.iter().map(move |(_, r)| decode_bytes(r.bytes()))), 0));
+        return Ok((Box::new(coll.iter().map(|(_, r)| r.bytes())), 0));
     };
     let sort_doc = match stage(1, "$sort") {
         Some(Bson::Document(s)) => Some(s.clone()),
@@ -204,18 +205,18 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], pipeline: &Pipeline, hi
     };
     let filter = Filter::parse(filter, env)?.with_hint(hint).in_executor(executor);
     let sort = Sort::parse(sort_doc.as_ref())?;
-    let found = exec::select(coll, &filter, sort.as_ref(), 0, limit, env)?;
+    let found = exec::select_records(coll, &filter, sort.as_ref(), 0, limit, env)?;
     // The records come sorted: a plain `$sort` after the `$match` is done.
     let done = match (pipeline.filters_at(0), sort.is_some() && pipeline.sorts_at(1).is_some()) {
         (false, _) => 0,
         (true, false) => 1,
         (true, true) => 2,
     };
-    Ok((Box::new(found.into_iter().filter_map(move |(rid, _)| coll.get(rid).map(|r| decode_bytes(r.bytes())))), done))
+    Ok((Box::new(found.into_iter().map(|(_, _, r)| r.bytes())), done))
 }
 
-/// A pipeline's input: documents decoded as they are read.
-type Input<'c> = Box<dyn Iterator<Item = Result<Document>> + 'c>;
+/// A pipeline's input: the stored documents' bytes, in the order the stages read them.
+type Input<'c> = Box<dyn Iterator<Item = &'c [u8]> + 'c>;
 
 fn empty_input<'c>() -> Input<'c> {
     Box::new(std::iter::empty())
