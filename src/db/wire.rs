@@ -80,7 +80,7 @@ pub(crate) fn splice_fields(raw: &bson::RawDocument, fields: &Document, keep: &d
 }
 
 /// Appends one element: the fast writer, or the bson crate for the rare kinds.
-fn write_one(out: &mut Vec<u8>, key: &str, v: &Bson) -> Result<()> {
+pub(crate) fn write_one(out: &mut Vec<u8>, key: &str, v: &Bson) -> Result<()> {
     let start = out.len();
     if !write_element(out, key, v) {
         out.truncate(start);
