@@ -445,6 +445,10 @@ impl Collection {
     /// indexes whose keys can change (those on a field the update touches) are checked and
     /// moved; their keys are read from the old and new bytes where no array lies along the key
     /// paths (one key each, compared as bytes: an unchanged key costs no tree work).
+    /// Before all that, with `fields`, `fast` is given the stored document: when it answers
+    /// (the bytes path, `Update::apply_bytes`: `Ok(None)` for no change, else the new bytes),
+    /// nothing is decoded, `save` and `change` are not called, and the new bytes go through the
+    /// same keys and checks.
     /// Returns the new BSON size when the document was modified. Used where no one needs the old
     /// document (no validator, no returned before-image).
     pub(crate) fn update_in_place(
@@ -452,6 +456,7 @@ impl Collection {
         rid: u64,
         fields: Option<&[&str]>,
         mut moves: Option<&mut KeyMoves>,
+        fast: impl FnOnce(&RawDocument) -> Option<Result<Option<Vec<u8>>>>,
         save: impl FnOnce(&Document) -> Undo,
         change: impl FnOnce(&mut Document, &Undo) -> Result<Option<usize>>,
     ) -> Result<Option<usize>> {
@@ -460,23 +465,45 @@ impl Collection {
         // `$ref`, `$id`, `$db`): such an update sees the whole document.
         let fields = fields.filter(|f| !f.iter().any(|n| n.starts_with('$')));
         let keep = |name: &str| name == "_id" || fields.is_some_and(|f| f.contains(&name));
-        let mut doc = match fields {
-            Some(_) => rec.doc_with(&keep)?,
-            None => rec.doc()?,
-        };
         let partial = fields.is_some();
         let old_size = rec.size();
-        let undo = save(&doc);
+        let raw = rec.raw()?;
         // The buffers of the previous document, when there was one.
         let Scratch { mut old_keys, mut new_keys, mut affected, mut general } = moves.as_deref_mut().map(|m| std::mem::take(&mut m.scratch)).unwrap_or_default();
         old_keys.clear();
         new_keys.clear();
         affected.clear();
         general.clear();
-        affected.extend(self.indexes.iter().map(|ix| ix.may_change(|f| undo.touches(f))));
+        // The bytes path first (see `fast`): nothing decoded, no undo needed (the stored bytes
+        // are not touched until the write's checks pass).
+        let fast = match fields {
+            Some(_) => fast(raw),
+            None => None,
+        };
+        let (mut doc, undo, fast_bytes) = match fast {
+            Some(r) => {
+                let Some(bytes) = r? else {
+                    if let Some(m) = moves {
+                        m.scratch = Scratch { old_keys, new_keys, affected, general };
+                    }
+                    return Ok(None);
+                };
+                let touched = fields.unwrap_or_default();
+                affected.extend(self.indexes.iter().map(|ix| ix.may_change(|f| touched.contains(&f))));
+                (Document::new(), None, Some(bytes))
+            }
+            None => {
+                let doc = match fields {
+                    Some(_) => rec.doc_with(&keep)?,
+                    None => rec.doc()?,
+                };
+                let undo = save(&doc);
+                affected.extend(self.indexes.iter().map(|ix| ix.may_change(|f| undo.touches(f))));
+                (doc, Some(undo), None)
+            }
+        };
         // The affected indexes' old keys: read from the stored bytes (one key, no key documents)
         // where no array lies along the key paths, else generated from the decoded document.
-        let raw = rec.raw()?;
         let mut old_full: Option<Document> = None;
         for (ix, a) in self.indexes.iter().zip(&affected) {
             old_keys.begin();
@@ -491,24 +518,30 @@ impl Collection {
                 }
             }
         }
-        let id_touched = undo.touches("_id");
-        let Some(new_size) = change(&mut doc, &undo)? else {
-            if let Some(m) = moves {
-                m.scratch = Scratch { old_keys, new_keys, affected, general };
+        let id_touched = undo.as_ref().is_some_and(|u| u.touches("_id"));
+        let rec = match (fast_bytes, undo) {
+            (Some(bytes), _) => Record { bytes: bytes.into_boxed_slice() },
+            (None, None) => return Err(Error::new(ErrorKind::InternalError, "update: no undo point")),
+            (None, Some(undo)) => {
+                let Some(new_size) = change(&mut doc, &undo)? else {
+                    if let Some(m) = moves {
+                        m.scratch = Scratch { old_keys, new_keys, affected, general };
+                    }
+                    return Ok(None);
+                };
+                if partial {
+                    let bytes = super::wire::splice_fields(raw, &doc, &keep, new_size)?;
+                    debug_assert_eq!(bytes.len(), new_size, "incremental size after an in-place update");
+                    if bytes.len() != new_size {
+                        return Err(Error::new(ErrorKind::InternalError, "update: the size of an updated document was miscounted"));
+                    }
+                    Record { bytes: bytes.into_boxed_slice() }
+                } else {
+                    let rec = Record::encode_sized(&doc, new_size)?;
+                    debug_assert_eq!(rec.size(), new_size, "incremental size after an in-place update");
+                    rec
+                }
             }
-            return Ok(None);
-        };
-        let rec = if partial {
-            let bytes = super::wire::splice_fields(raw, &doc, &keep, new_size)?;
-            debug_assert_eq!(bytes.len(), new_size, "incremental size after an in-place update");
-            if bytes.len() != new_size {
-                return Err(Error::new(ErrorKind::InternalError, "update: the size of an updated document was miscounted"));
-            }
-            Record { bytes: bytes.into_boxed_slice() }
-        } else {
-            let rec = Record::encode_sized(&doc, new_size)?;
-            debug_assert_eq!(rec.size(), new_size, "incremental size after an in-place update");
-            rec
         };
         // The new keys, read from the new bytes the same way; `general` marks an index that
         // needs the general key generator (its checks and keys go through the whole document).

@@ -74,6 +74,23 @@ pub(crate) fn apply_in_place(
     Ok(r)
 }
 
+/// [`apply_in_place`] on a stored document's bytes, when the bytes path can do it
+/// (`Update::apply_bytes`; `None` otherwise, and when a check would fail: the general path then
+/// words the error): `Ok(None)` when nothing changes, else the new bytes and the changed paths.
+pub(crate) fn apply_bytes(spec: &UpdateSpec, raw: &bson::RawDocument, env: &Env) -> Option<Result<Option<(Vec<u8>, Vec<String>)>>> {
+    let u = spec.0.apply_bytes(raw, env)?;
+    if !u.modified() {
+        return Some(Ok(None));
+    }
+    validate::check_depth_of(&u.changed_values()).ok()?;
+    Some(super::super::wire::splice_edits(raw.as_bytes(), &u.edits, u.size).and_then(|bytes| {
+        if bytes.len() != u.size {
+            return Err(Error::new(crate::error::ErrorKind::InternalError, "update: the size of an updated document was miscounted"));
+        }
+        Ok(Some((bytes, u.changed_paths)))
+    }))
+}
+
 /// Builds the document an upsert inserts: the filter's equality fields (only `_id` for a
 /// replacement), then the update applied with `inserting = true`, `_id` first (generated when
 /// absent), then the storage rules and size.
@@ -240,22 +257,36 @@ pub(crate) fn update_statement(
                 let mut changed_paths = Vec::new();
                 let wants_report = db.wants_report();
                 let Some(cm) = db.collection_mut(dbname, coll) else { break };
-                let mut found = false;
+                let found = std::cell::Cell::new(false);
+                let fast_paths = std::cell::RefCell::new(None);
                 let written = cm
                     .update_in_place(
                         rid,
                         fields.as_deref(),
                         Some(&mut moves),
+                        |raw| {
+                            let r = apply_bytes(spec, raw, env)?;
+                            found.set(true);
+                            Some(r.map(|r| {
+                                r.map(|(bytes, paths)| {
+                                    *fast_paths.borrow_mut() = Some(paths);
+                                    bytes
+                                })
+                            }))
+                        },
                         |doc| spec.0.undo_point(doc),
                         |doc, undo| {
-                            found = true;
+                            found.set(true);
                             let r = apply_in_place(spec, doc, undo, before_size, details.elem_index, env)?;
                             changed_paths = r.changed_paths;
                             Ok(r.modified.then_some(r.size))
                         },
                     )
                     .map_err(ex)?;
-                if !found {
+                if let Some(paths) = fast_paths.into_inner() {
+                    changed_paths = paths;
+                }
+                if !found.get() {
                     continue;
                 }
                 result.matched += 1;
