@@ -81,13 +81,7 @@ pub enum RawLookup<'a> {
 pub fn lookup<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup<'a> {
     let mut cur = doc;
     for (i, part) in parts.iter().enumerate() {
-        let found = match scan_field(cur, part.as_ref()) {
-            Some(Scan::Found(v)) => Ok(Some(v)),
-            Some(Scan::Missing) => Ok(None),
-            Some(Scan::Array) => return RawLookup::Decode,
-            None => cur.get(part.as_ref()),
-        };
-        let v = match found {
+        let v = match cur.get(part.as_ref()) {
             Ok(Some(v)) => v,
             Ok(None) => return RawLookup::Missing,
             Err(_) => return RawLookup::Decode,
@@ -101,86 +95,6 @@ pub fn lookup<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) -> RawLookup
         }
     }
     RawLookup::Missing
-}
-
-/// What [`scan_field`] found.
-enum Scan<'a> {
-    Found(RawBsonRef<'a>),
-    /// The field holds an array ([`lookup`] reads the decoded document then).
-    Array,
-    Missing,
-}
-
-/// `doc.get(name)` of the bson crate, by one walk over the bytes that neither checks nor
-/// converts the names it passes (a byte comparison with `name`): the walk accepts only what
-/// the crate's walk accepts (names of ASCII bytes, the common kinds of values with the same
-/// size checks, found values built as the crate builds them) and answers `None` for anything
-/// else (a rare kind, non-ASCII names, bytes that do not read), where the caller asks the
-/// crate. Every lookup of a filter or index key in a stored document goes through here: the
-/// crate's walk checked each name it passed as UTF-8 and as a C string, half of the time of a
-/// collection scan's match.
-fn scan_field<'a>(doc: &'a RawDocument, name: &str) -> Option<Scan<'a>> {
-    let b = doc.as_bytes();
-    let want = name.as_bytes();
-    let len4 = |at: usize| -> Option<usize> { usize::try_from(i32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?)).ok() };
-    let mut pos = 4;
-    loop {
-        let t = *b.get(pos)?;
-        if pos + 1 == b.len() {
-            return (t == 0).then_some(Scan::Missing);
-        }
-        let key_start = pos + 1;
-        let key_len = b.get(key_start..)?.iter().position(|&c| c == 0)?;
-        let key = &b[key_start..key_start + key_len];
-        if !key.is_ascii() {
-            return None;
-        }
-        let at = key_start + key_len + 1;
-        let size = match t {
-            0x01 | 0x09 | 0x12 => 8,
-            0x10 => 4,
-            0x07 => 12,
-            0x13 => 16,
-            0x08 => 1,
-            0x0A | 0x06 | 0xFF | 0x7F => 0,
-            0x02 => {
-                // As the crate's `read_len`: at least the length and the terminator, which is 0.
-                let end = len4(at)?.checked_add(4)?;
-                (end >= 5 && *b.get(at + end - 1)? == 0).then_some(end)?
-            }
-            0x03 | 0x04 => {
-                let n = len4(at)?;
-                (n >= 5 && *b.get(at + n - 1)? == 0).then_some(n)?
-            }
-            _ => return None,
-        };
-        let end = at.checked_add(size)?;
-        let v = b.get(at..end)?;
-        if key == want {
-            return Some(Scan::Found(match t {
-                0x01 => RawBsonRef::Double(f64::from_le_bytes(v.try_into().ok()?)),
-                0x02 => RawBsonRef::String(std::str::from_utf8(v.get(4..size - 1)?).ok()?),
-                0x03 => RawBsonRef::Document(RawDocument::from_bytes(v).ok()?),
-                0x04 => return Some(Scan::Array),
-                0x06 => RawBsonRef::Undefined,
-                0x07 => RawBsonRef::ObjectId(bson::oid::ObjectId::from_bytes(v.try_into().ok()?)),
-                0x08 => RawBsonRef::Boolean(match v[0] {
-                    0 => false,
-                    1 => true,
-                    _ => return None,
-                }),
-                0x09 => RawBsonRef::DateTime(bson::DateTime::from_millis(i64::from_le_bytes(v.try_into().ok()?))),
-                0x0A => RawBsonRef::Null,
-                0x10 => RawBsonRef::Int32(i32::from_le_bytes(v.try_into().ok()?)),
-                0x12 => RawBsonRef::Int64(i64::from_le_bytes(v.try_into().ok()?)),
-                0x13 => RawBsonRef::Decimal128(bson::Decimal128::from_bytes(v.try_into().ok()?)),
-                0xFF => RawBsonRef::MinKey,
-                0x7F => RawBsonRef::MaxKey,
-                _ => return None,
-            }));
-        }
-        pos = end;
-    }
 }
 
 /// What [`check_stored_form`] found in a document's bytes.

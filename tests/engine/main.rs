@@ -20,7 +20,6 @@ mod keystring;
 mod props;
 mod query;
 mod raw_insert;
-mod raw_lookup;
 mod raw_match;
 mod raw_sort;
 mod raw_update;
