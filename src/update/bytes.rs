@@ -7,7 +7,7 @@
 //! missing field, an error, a removal, another operator, `_id`, a `$`-prefixed name) answers
 //! `None`: the general path then runs, and says what the server says.
 
-use bson::{Bson, RawBsonRef, RawDocument};
+use bson::{Bson, RawDocument};
 
 use super::modifier::{DocId, OpCtx, Outcome};
 use super::registry::Op;
@@ -77,20 +77,17 @@ impl Update {
                 _ => return None,
             }
         }
-        // Each touched field's element.
-        let mut found: Vec<Option<(usize, usize, RawBsonRef<'_>)>> = vec![None; leaves.len()];
-        let mut at = 4;
-        for el in raw.iter_elements() {
-            let el = el.ok()?;
-            let name = el.key().as_str();
-            let end = at + 1 + name.len() + 1 + el.size();
-            if let Some(i) = leaves.iter().position(|(n, _)| *n == name) {
+        // Each touched field's element: where it lies, its kind and where its value starts.
+        let bytes = raw.as_bytes();
+        let mut found: Vec<Option<(usize, usize, u8, usize)>> = vec![None; leaves.len()];
+        for el in Elements::new(bytes) {
+            let (start, name, kind, value, end) = el?;
+            if let Some(i) = leaves.iter().position(|(n, _)| n.as_bytes() == name) {
                 if found[i].is_some() {
                     return None;
                 }
-                found[i] = Some((at, end, el.value().ok()?));
+                found[i] = Some((start, end, kind, value));
             }
-            at = end;
         }
         let id = DocId(None);
         let mut timestamps = 0;
@@ -99,14 +96,16 @@ impl Update {
         let mut size = raw.as_bytes().len();
         for ((name, op), found) in leaves.iter().zip(found) {
             // A missing field is created by the general path.
-            let (start, end, v) = found?;
+            let (start, end, kind, value) = found?;
             let edit = match op {
                 Op::Push(p) => {
-                    let RawBsonRef::Array(a) = v else { return None };
+                    if kind != 0x04 {
+                        return None;
+                    }
                     let values = p.values();
                     let mut len = 0;
-                    for x in a {
-                        x.ok()?;
+                    for el in Elements::new(bytes.get(value..end)?) {
+                        el?;
                         len += 1;
                     }
                     if values.is_empty() {
@@ -121,6 +120,12 @@ impl Update {
                     Edit::Append { values, len }
                 }
                 _ => {
+                    // The crate reads the value (its element alone, as a document of one).
+                    let mut one = Vec::with_capacity(end - start + 5);
+                    one.extend_from_slice(&((end - start + 5) as i32).to_le_bytes());
+                    one.extend_from_slice(bytes.get(start..end)?);
+                    one.push(0);
+                    let v = RawDocument::from_bytes(&one).ok()?.get(name).ok()??;
                     let mut value = crate::value::raw::decode_value(v).ok()?;
                     let m = op.modifier()?;
                     let mut oc = OpCtx { env, field: name, path: name, id: &id, timestamps: &mut timestamps };
@@ -149,5 +154,65 @@ impl Update {
         }
         edits.sort_by_key(|e| e.0);
         Some(BytesUpdate { edits, changed_paths, size })
+    }
+}
+
+/// The elements of a document's bytes, by their sizes (a stored document's bytes were checked
+/// when they were written): each one's start, name, kind, value start and end. `None` (and
+/// the end) for bytes that do not read as expected or a kind it does not know; the bytes path
+/// then gives way to the general one.
+struct Elements<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Elements<'a> {
+    fn new(b: &'a [u8]) -> Elements<'a> {
+        Elements { b, at: 4 }
+    }
+
+    fn read(&self) -> Option<(usize, &'a [u8], u8, usize, usize)> {
+        let b = self.b;
+        let last = b.len().checked_sub(1)?;
+        let start = self.at;
+        let kind = *b.get(start)?;
+        let key = start + 1;
+        let key_end = key + b.get(key..last)?.iter().position(|c| *c == 0)?;
+        let v = key_end + 1;
+        let len = |min: i32| -> Option<usize> {
+            let n = i32::from_le_bytes(b.get(v..v + 4)?.try_into().ok()?);
+            (n >= min).then_some(n as usize)
+        };
+        let size = match kind {
+            0x01 | 0x09 | 0x11 | 0x12 => 8,
+            0x02 | 0x0D | 0x0E => 4 + len(1)?,
+            0x03 | 0x04 => len(5)?,
+            0x05 => 5 + len(0)?,
+            0x06 | 0x0A | 0x7F | 0xFF => 0,
+            0x07 => 12,
+            0x08 => 1,
+            0x10 => 4,
+            0x13 => 16,
+            _ => return None,
+        };
+        let end = v.checked_add(size).filter(|e| *e <= last)?;
+        Some((start, b.get(key..key_end)?, kind, v, end))
+    }
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = Option<(usize, &'a [u8], u8, usize, usize)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let last = self.b.len().checked_sub(1)?;
+        if self.at >= last {
+            return None;
+        }
+        let el = self.read();
+        self.at = match el {
+            Some((_, _, _, _, end)) => end,
+            None => last,
+        };
+        Some(el)
     }
 }
