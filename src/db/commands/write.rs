@@ -248,15 +248,16 @@ pub(crate) fn update_statement(
     // Index key moves put off (see `KeyMoves`): applied whatever the loop's outcome, before
     // anything else reads the indexes.
     let mut moves = KeyMoves::default();
+    // Nobody needs the old documents (no before-image, no validator to run: the statement
+    // changes neither): the stored ones are updated in place.
+    let in_place = !opts.keep_docs && (opts.bypass_validation || !db.collection(dbname, coll).is_some_and(|c| c.has_validator()));
     let looped = (|| -> Result<()> {
         for (rid, details) in targets {
-            let Some(c) = db.collection(dbname, coll) else { break };
-            if !opts.keep_docs && (opts.bypass_validation || !c.has_validator()) {
-                // Nobody needs the old document: update the stored one in place.
-                let before_size = c.get(rid).map(|r| r.size()).unwrap_or(0);
+            if in_place {
                 let mut changed_paths = Vec::new();
                 let wants_report = db.wants_report();
                 let Some(cm) = db.collection_mut(dbname, coll) else { break };
+                let before_size = cm.get(rid).map(|r| r.size()).unwrap_or(0);
                 let found = std::cell::Cell::new(false);
                 let fast_paths = std::cell::RefCell::new(None);
                 let written = cm
