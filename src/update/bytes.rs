@@ -33,8 +33,9 @@ pub struct BytesUpdate<'a> {
     /// Each touched field: where its element lies in the stored bytes (start, end), its name and
     /// what it becomes, in the order the fields lie.
     pub edits: Vec<(usize, usize, &'a str, Edit<'a>)>,
-    /// As [`super::InPlace::changed_paths`].
-    pub changed_paths: Vec<String>,
+    /// As [`super::InPlace::changed_paths`] (the update's own names: made into strings only
+    /// for the write reports kept).
+    pub changed_paths: Vec<&'a str>,
     /// The new BSON size (when something changed).
     pub size: usize,
 }
@@ -46,15 +47,14 @@ impl BytesUpdate<'_> {
 
     /// The values the storage checks read (as `Undo::changed_values` gives them): each touched
     /// field's value at level 1, of an appended-to array only the new elements, at level 2.
-    pub fn changed_values(&self) -> Vec<(&Bson, usize)> {
-        let mut out = Vec::new();
-        for (_, _, _, e) in &self.edits {
-            match e {
-                Edit::Same(v) | Edit::Value(v) => out.push((v, 1)),
-                Edit::Append { values, .. } => out.extend(values.iter().map(|v| (v, 2))),
-            }
-        }
-        out
+    pub fn changed_values(&self) -> impl Iterator<Item = (&Bson, usize)> {
+        self.edits.iter().flat_map(|(_, _, _, e)| {
+            let (one, appended): (Option<&Bson>, &[Bson]) = match e {
+                Edit::Same(v) | Edit::Value(v) => (Some(v), &[]),
+                Edit::Append { values, .. } => (None, values),
+            };
+            one.map(|v| (v, 1)).into_iter().chain(appended.iter().map(|v| (v, 2)))
+        })
     }
 }
 
@@ -67,7 +67,7 @@ impl Update {
             return None;
         }
         let leaves = root.top_leaves()?;
-        for (name, op) in &leaves {
+        for (name, op) in leaves.iter() {
             if name.is_empty() || name.starts_with('$') || *name == "_id" {
                 return None;
             }
@@ -120,13 +120,20 @@ impl Update {
                     Edit::Append { values, len }
                 }
                 _ => {
-                    // The crate reads the value (its element alone, as a document of one).
-                    let mut one = Vec::with_capacity(end - start + 5);
-                    one.extend_from_slice(&((end - start + 5) as i32).to_le_bytes());
-                    one.extend_from_slice(bytes.get(start..end)?);
-                    one.push(0);
-                    let v = RawDocument::from_bytes(&one).ok()?.get(name).ok()??;
-                    let mut value = crate::value::raw::decode_value(v).ok()?;
+                    let mut value = match (kind, bytes.get(value..end)) {
+                        (0x01, Some(v)) => Bson::Double(f64::from_le_bytes(v.try_into().ok()?)),
+                        (0x10, Some(v)) => Bson::Int32(i32::from_le_bytes(v.try_into().ok()?)),
+                        (0x12, Some(v)) => Bson::Int64(i64::from_le_bytes(v.try_into().ok()?)),
+                        _ => {
+                            // The crate reads the others (the element alone, as a document of one).
+                            let mut one = Vec::with_capacity(end - start + 5);
+                            one.extend_from_slice(&((end - start + 5) as i32).to_le_bytes());
+                            one.extend_from_slice(bytes.get(start..end)?);
+                            one.push(0);
+                            let v = RawDocument::from_bytes(&one).ok()?.get(name).ok()??;
+                            crate::value::raw::decode_value(v).ok()?
+                        }
+                    };
                     let m = op.modifier()?;
                     let mut oc = OpCtx { env, field: name, path: name, id: &id, timestamps: &mut timestamps };
                     match m.update_existing(&mut value, &mut oc).ok()? {
@@ -144,8 +151,8 @@ impl Update {
                     Edit::Value(value)
                 }
             };
-            if !changed_paths.iter().any(|p| p == name) {
-                changed_paths.push(name.to_string());
+            if !changed_paths.contains(name) {
+                changed_paths.push(*name);
             }
             edits.push((start, end, *name, edit));
         }

@@ -77,12 +77,14 @@ pub(crate) fn apply_in_place(
 /// [`apply_in_place`] on a stored document's bytes, when the bytes path can do it
 /// (`Update::apply_bytes`; `None` otherwise, and when a check would fail: the general path then
 /// words the error): `Ok(None)` when nothing changes, else the new bytes and the changed paths.
-pub(crate) fn apply_bytes(spec: &UpdateSpec, raw: &bson::RawDocument, env: &Env) -> Option<Result<Option<(Vec<u8>, Vec<String>)>>> {
+pub(crate) fn apply_bytes<'a>(spec: &'a UpdateSpec, raw: &bson::RawDocument, env: &Env) -> Option<Result<Option<(Vec<u8>, Vec<&'a str>)>>> {
     let u = spec.0.apply_bytes(raw, env)?;
     if !u.modified() {
         return Some(Ok(None));
     }
-    validate::check_depth_of(&u.changed_values()).ok()?;
+    for v in u.changed_values() {
+        validate::check_depth_of(&[v]).ok()?;
+    }
     Some(super::super::wire::splice_edits(raw.as_bytes(), &u.edits, u.size).and_then(|bytes| {
         if bytes.len() != u.size {
             return Err(Error::new(crate::error::ErrorKind::InternalError, "update: the size of an updated document was miscounted"));
@@ -284,9 +286,8 @@ pub(crate) fn update_statement(
                         },
                     )
                     .map_err(ex)?;
-                if let Some(paths) = fast_paths.into_inner() {
-                    changed_paths = paths;
-                }
+                // (the bytes path's names become strings only for a report kept)
+                let fast_paths: Option<Vec<&str>> = fast_paths.into_inner();
                 if !found.get() {
                     continue;
                 }
@@ -295,7 +296,13 @@ pub(crate) fn update_statement(
                 let id = if wants_report { cm.get(rid).map(|r| r.id()).unwrap_or(Bson::Null) } else { Bson::Null };
                 env.add_written(size as u64);
                 result.modified += 1;
-                db.report(|| WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op });
+                db.report(|| {
+                    let changed_paths = match fast_paths {
+                        Some(paths) => paths.into_iter().map(String::from).collect(),
+                        None => changed_paths,
+                    };
+                    WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op }
+                });
                 continue;
             }
             if !moves.is_empty() {
