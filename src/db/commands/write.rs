@@ -74,10 +74,13 @@ pub(crate) fn apply_in_place(
     Ok(r)
 }
 
+/// A document's new bytes and the paths the update changed (see [`apply_bytes`]).
+pub(crate) type BytesWritten<'a> = (Vec<u8>, Vec<&'a str>);
+
 /// [`apply_in_place`] on a stored document's bytes, when the bytes path can do it
 /// (`Update::apply_bytes`; `None` otherwise, and when a check would fail: the general path then
 /// words the error): `Ok(None)` when nothing changes, else the new bytes and the changed paths.
-pub(crate) fn apply_bytes<'a>(spec: &'a UpdateSpec, raw: &bson::RawDocument, env: &Env) -> Option<Result<Option<(Vec<u8>, Vec<&'a str>)>>> {
+pub(crate) fn apply_bytes<'a>(spec: &'a UpdateSpec, raw: &bson::RawDocument, env: &Env) -> Option<Result<Option<BytesWritten<'a>>>> {
     let u = spec.0.apply_bytes(raw, env)?;
     if !u.modified() {
         return Some(Ok(None));
