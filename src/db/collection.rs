@@ -445,6 +445,10 @@ impl Collection {
     /// indexes whose keys can change (those on a field the update touches) are checked and
     /// moved; their keys are read from the old and new bytes where no array lies along the key
     /// paths (one key each, compared as bytes: an unchanged key costs no tree work).
+    /// Before all that, with `fields`, `fast` is given the stored document: when it answers
+    /// (the bytes path, `Update::apply_bytes`: `Ok(None)` for no change, else the new bytes),
+    /// nothing is decoded, `save` and `change` are not called, and the new bytes go through the
+    /// same keys and checks.
     /// Returns the new BSON size when the document was modified. Used where no one needs the old
     /// document (no validator, no returned before-image).
     pub(crate) fn update_in_place(
@@ -452,6 +456,7 @@ impl Collection {
         rid: u64,
         fields: Option<&[&str]>,
         mut moves: Option<&mut KeyMoves>,
+        fast: impl FnOnce(&RawDocument) -> Option<Result<Option<Vec<u8>>>>,
         save: impl FnOnce(&Document) -> Undo,
         change: impl FnOnce(&mut Document, &Undo) -> Result<Option<usize>>,
     ) -> Result<Option<usize>> {
@@ -460,18 +465,45 @@ impl Collection {
         // `$ref`, `$id`, `$db`): such an update sees the whole document.
         let fields = fields.filter(|f| !f.iter().any(|n| n.starts_with('$')));
         let keep = |name: &str| name == "_id" || fields.is_some_and(|f| f.contains(&name));
-        let mut doc = match fields {
-            Some(_) => rec.doc_with(&keep)?,
-            None => rec.doc()?,
-        };
         let partial = fields.is_some();
         let old_size = rec.size();
-        let undo = save(&doc);
-        let affected: Vec<bool> = self.indexes.iter().map(|ix| ix.may_change(|f| undo.touches(f))).collect();
+        let raw = rec.raw()?;
+        // The buffers of the previous document, when there was one.
+        let Scratch { mut old_keys, mut new_keys, mut affected, mut general } = moves.as_deref_mut().map(|m| std::mem::take(&mut m.scratch)).unwrap_or_default();
+        old_keys.clear();
+        new_keys.clear();
+        affected.clear();
+        general.clear();
+        // The bytes path first (see `fast`): nothing decoded, no undo needed (the stored bytes
+        // are not touched until the write's checks pass).
+        let fast = match fields {
+            Some(_) => fast(raw),
+            None => None,
+        };
+        let (mut doc, undo, fast_bytes) = match fast {
+            Some(r) => {
+                let Some(bytes) = r? else {
+                    if let Some(m) = moves {
+                        m.scratch = Scratch { old_keys, new_keys, affected, general };
+                    }
+                    return Ok(None);
+                };
+                let touched = fields.unwrap_or_default();
+                affected.extend(self.indexes.iter().map(|ix| ix.may_change(|f| touched.contains(&f))));
+                (Document::new(), None, Some(bytes))
+            }
+            None => {
+                let doc = match fields {
+                    Some(_) => rec.doc_with(&keep)?,
+                    None => rec.doc()?,
+                };
+                let undo = save(&doc);
+                affected.extend(self.indexes.iter().map(|ix| ix.may_change(|f| undo.touches(f))));
+                (doc, Some(undo), None)
+            }
+        };
         // The affected indexes' old keys: read from the stored bytes (one key, no key documents)
         // where no array lies along the key paths, else generated from the decoded document.
-        let mut old_keys = DocKeys::default();
-        let raw = rec.raw()?;
         let mut old_full: Option<Document> = None;
         for (ix, a) in self.indexes.iter().zip(&affected) {
             old_keys.begin();
@@ -486,25 +518,34 @@ impl Collection {
                 }
             }
         }
-        let id_touched = undo.touches("_id");
-        let Some(new_size) = change(&mut doc, &undo)? else { return Ok(None) };
-        let rec = if partial {
-            let bytes = super::wire::splice_fields(raw, &doc, &keep, new_size)?;
-            debug_assert_eq!(bytes.len(), new_size, "incremental size after an in-place update");
-            if bytes.len() != new_size {
-                return Err(Error::new(ErrorKind::InternalError, "update: the size of an updated document was miscounted"));
+        let id_touched = undo.as_ref().is_some_and(|u| u.touches("_id"));
+        let rec = match (fast_bytes, undo) {
+            (Some(bytes), _) => Record { bytes: bytes.into_boxed_slice() },
+            (None, None) => return Err(Error::new(ErrorKind::InternalError, "update: no undo point")),
+            (None, Some(undo)) => {
+                let Some(new_size) = change(&mut doc, &undo)? else {
+                    if let Some(m) = moves {
+                        m.scratch = Scratch { old_keys, new_keys, affected, general };
+                    }
+                    return Ok(None);
+                };
+                if partial {
+                    let bytes = super::wire::splice_fields(raw, &doc, &keep, new_size)?;
+                    debug_assert_eq!(bytes.len(), new_size, "incremental size after an in-place update");
+                    if bytes.len() != new_size {
+                        return Err(Error::new(ErrorKind::InternalError, "update: the size of an updated document was miscounted"));
+                    }
+                    Record { bytes: bytes.into_boxed_slice() }
+                } else {
+                    let rec = Record::encode_sized(&doc, new_size)?;
+                    debug_assert_eq!(rec.size(), new_size, "incremental size after an in-place update");
+                    rec
+                }
             }
-            Record { bytes: bytes.into_boxed_slice() }
-        } else {
-            let rec = Record::encode_sized(&doc, new_size)?;
-            debug_assert_eq!(rec.size(), new_size, "incremental size after an in-place update");
-            rec
         };
         // The new keys, read from the new bytes the same way; `general` marks an index that
         // needs the general key generator (its checks and keys go through the whole document).
         let new_raw = rec.raw()?;
-        let mut new_keys = DocKeys::default();
-        let mut general: Vec<bool> = Vec::with_capacity(self.indexes.len());
         for (ix, a) in self.indexes.iter().zip(&affected) {
             new_keys.begin();
             general.push(*a && !new_keys.push_raw(ix, new_raw));
@@ -542,8 +583,9 @@ impl Collection {
             }
         }
         self.records.insert(rid, rec);
-        if moves.as_ref().is_some_and(|m| m.is_full(self.records.len())) {
-            if let Some(m) = moves {
+        if let Some(m) = moves {
+            m.scratch = Scratch { old_keys, new_keys, affected, general };
+            if m.is_full(self.records.len()) {
                 self.apply_key_moves(m);
             }
         }
@@ -551,18 +593,21 @@ impl Collection {
     }
 
     /// Applies the index key moves [`Collection::update_in_place`] put off (see [`KeyMoves`]),
-    /// in key order per index: all removals, then all additions (one record moves once in a
-    /// statement, so the result is the one of moving each in turn). Leaves `moves` empty.
+    /// per index: all removals, then all additions (one record moves once in a statement, so
+    /// the result is the one of moving each in turn), each sorted and made in one pass over the
+    /// leaves they touch (`KeyTree::remove_sorted`, `KeyTree::insert_sorted`). Leaves `moves`
+    /// empty.
     pub(crate) fn apply_key_moves(&mut self, moves: &mut KeyMoves) {
         let mut list = std::mem::take(&mut moves.list);
-        for old in [true, false] {
-            list.sort_unstable_by(|a, b| (a.index, moves.key(a, old), a.rid).cmp(&(b.index, moves.key(b, old), b.rid)));
-            for m in &list {
-                let (Some(ix), Some(k)) = (self.indexes.get_mut(m.index as usize), moves.key(m, old)) else { continue };
+        list.sort_unstable_by_key(|m| m.index);
+        for group in list.chunk_by(|a, b| a.index == b.index) {
+            let Some(ix) = self.indexes.get_mut(group[0].index as usize) else { continue };
+            for old in [true, false] {
+                let pairs = sorted_pairs(group.iter().filter_map(|m| moves.key(m, old).map(|k| (k, m.rid))));
                 if old {
-                    ix.remove_key(k, m.rid);
+                    ix.remove_sorted_keys(&pairs);
                 } else {
-                    ix.add_key(k, m.rid);
+                    ix.add_sorted_keys(&pairs);
                 }
             }
         }
@@ -759,23 +804,7 @@ impl Collection {
             }
         }
         for ((ix, buf), spans) in self.indexes.iter_mut().zip(&keys).zip(spans) {
-            // Sorted by (key, record id), each key's first 8 bytes compared as a number first
-            // (keys are prefix-free: two of at most 8 bytes with the same first bytes are equal
-            // or one is the shorter).
-            let head = |k: &[u8]| {
-                let mut b = [0u8; 8];
-                let n = k.len().min(8);
-                b[..n].copy_from_slice(&k[..n]);
-                u64::from_be_bytes(b)
-            };
-            let mut sorted: Vec<(u64, &[u8], u64)> = spans.into_iter().map(|(a, b, rid)| (head(&buf[a..b]), &buf[a..b], rid)).collect();
-            sorted.sort_unstable_by(|x, y| {
-                x.0.cmp(&y.0)
-                    .then_with(|| if x.1.len() > 8 || y.1.len() > 8 { x.1.cmp(y.1) } else { x.1.len().cmp(&y.1.len()) })
-                    .then(x.2.cmp(&y.2))
-            });
-            let mut pairs: Vec<(&[u8], u64)> = sorted.into_iter().map(|(_, k, rid)| (k, rid)).collect();
-            pairs.dedup();
+            let pairs = sorted_pairs(spans.into_iter().map(|(a, b, rid)| (&buf[a..b], rid)));
             ix.remove_sorted_keys(&pairs);
         }
         Ok(n)
@@ -876,6 +905,18 @@ pub(crate) struct KeyMoves {
     /// Each move's old key, then its new one.
     bytes: Vec<u8>,
     list: Vec<KeyMove>,
+    /// The buffers [`Collection::update_in_place`] fills for each document, kept for the next
+    /// one (no allocation per document).
+    scratch: Scratch,
+}
+
+/// The per-document buffers of [`Collection::update_in_place`] (see [`KeyMoves`]).
+#[derive(Debug, Default)]
+struct Scratch {
+    old_keys: DocKeys,
+    new_keys: DocKeys,
+    affected: Vec<bool>,
+    general: Vec<bool>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -923,6 +964,28 @@ impl KeyMoves {
     }
 }
 
+/// `(key, record id)` pairs in (key, record id) order without repeats, as `KeyTree`'s sorted
+/// removals and additions take them. Each key's first 16 bytes are compared as a number first
+/// (keys are prefix-free: two of at most 16 bytes with the same first bytes are equal or one is
+/// the shorter).
+fn sorted_pairs<'a>(pairs: impl Iterator<Item = (&'a [u8], u64)>) -> Vec<(&'a [u8], u64)> {
+    let head = |k: &[u8]| {
+        let mut b = [0u8; 16];
+        let n = k.len().min(16);
+        b[..n].copy_from_slice(&k[..n]);
+        u128::from_be_bytes(b)
+    };
+    let mut sorted: Vec<(u128, &[u8], u64)> = pairs.map(|(k, rid)| (head(k), k, rid)).collect();
+    sorted.sort_unstable_by(|x, y| {
+        x.0.cmp(&y.0)
+            .then_with(|| if x.1.len() > 16 || y.1.len() > 16 { x.1.cmp(y.1) } else { x.1.len().cmp(&y.1.len()) })
+            .then(x.2.cmp(&y.2))
+    });
+    let mut out: Vec<(&[u8], u64)> = sorted.into_iter().map(|(_, k, rid)| (k, rid)).collect();
+    out.dedup();
+    out
+}
+
 /// The keys one document has in each index of a collection, as the indexes order them (see
 /// `keystring.rs`), back to back in one buffer: an update's old and new keys without a key
 /// document or an allocation per key.
@@ -936,6 +999,13 @@ struct DocKeys {
 }
 
 impl DocKeys {
+    /// Forgets every key (the buffers stay).
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.first.clear();
+    }
+
     /// Starts the next index's keys (none until some are pushed).
     fn begin(&mut self) {
         self.first.push(self.ends.len());

@@ -440,6 +440,12 @@ impl Index {
         self.entries.remove_sorted(pairs);
     }
 
+    /// Records the `(key, record id)` pairs of `pairs` (keys as [`Index::raw_key_into`] gives
+    /// them), sorted, at once (see `KeyTree::insert_sorted`).
+    pub fn add_sorted_keys(&mut self, pairs: &[(&[u8], u64)]) {
+        self.entries.insert_sorted(pairs);
+    }
+
     /// Records key `key` (from [`Index::raw_key_into`]) for record `rid`.
     pub fn add_key(&mut self, key: &[u8], rid: u64) {
         self.entries.insert(key, rid);

@@ -359,6 +359,107 @@ impl KeyTree {
         removed
     }
 
+    /// Adds the `(key, record id)` pairs of `pairs`, given in (key, record id) order without
+    /// repeats (a pair already there is skipped); returns how many were added. One leaf search
+    /// per leaf the pairs fall in and one merge of that leaf with its new entries (cut into
+    /// leaves of at most [`LEAF`] bytes, as [`KeyTree::from_sorted`] fills them), rather than a
+    /// search and a shift of the leaf per pair: the index key moves of an `updateMany` cost what
+    /// they move, in one pass per leaf touched.
+    pub fn insert_sorted(&mut self, pairs: &[(&[u8], u64)]) -> usize {
+        let probe_of = |i: usize, probe: &mut Vec<u8>| {
+            probe.clear();
+            if let Some((key, rid)) = pairs.get(i) {
+                probe.extend_from_slice(key);
+                rid_bytes(*rid, probe);
+            }
+        };
+        let mut probe = Vec::new();
+        let mut merged: Vec<u8> = Vec::new();
+        let mut i = 0;
+        let mut added = 0;
+        probe_of(0, &mut probe);
+        while i < pairs.len() {
+            // The leaf that would hold the pair, and the next leaf's lower bound (the pairs at
+            // or above it go to a later leaf).
+            let Some((lower, _)) = self.leaves.range::<[u8], _>((Bound::Unbounded, Bound::Included(&probe[..]))).next_back() else {
+                break;
+            };
+            let lower: Box<[u8]> = lower.clone();
+            let next: Option<Box<[u8]>> = self.leaves.range::<[u8], _>((Bound::Excluded(&lower[..]), Bound::Unbounded)).next().map(|(k, _)| k.clone());
+            let Some(page) = self.leaves.get_mut(&lower[..]) else { break };
+            let old = std::mem::take(page);
+            merged.clear();
+            let mut read = 0;
+            while i < pairs.len() && next.as_ref().is_none_or(|n| probe[..] < n[..]) {
+                let mut there = false;
+                while let Some(a) = at(&old, read) {
+                    match old[a.start..a.end].cmp(&probe[..]) {
+                        std::cmp::Ordering::Less => {
+                            merged.extend_from_slice(&old[read..a.end]);
+                            read = a.end;
+                        }
+                        o => {
+                            there = o == std::cmp::Ordering::Equal;
+                            break;
+                        }
+                    }
+                }
+                if !there {
+                    varint(pairs[i].0.len(), &mut merged);
+                    merged.extend_from_slice(&probe);
+                    added += 1;
+                    if probe[..] > self.tail[..] {
+                        self.tail.clear();
+                        self.tail.extend_from_slice(&probe);
+                    }
+                }
+                i += 1;
+                probe_of(i, &mut probe);
+            }
+            merged.extend_from_slice(&old[read..]);
+            if merged.len() <= LEAF {
+                if let Some(page) = self.leaves.get_mut(&lower[..]) {
+                    page.clear();
+                    make_room(page, merged.len());
+                    page.extend_from_slice(&merged);
+                }
+                continue;
+            }
+            // Cut into full leaves: the first stays under `lower`, each other one goes under
+            // its first entry.
+            let mut start = 0;
+            let mut pos = 0;
+            let mut first = true;
+            loop {
+                let a = at(&merged, pos);
+                let cut = match a {
+                    Some(a) => pos > start && a.end - start > LEAF,
+                    None => true,
+                };
+                if cut && pos > start {
+                    let chunk = merged[start..pos].to_vec();
+                    if first {
+                        if let Some(page) = self.leaves.get_mut(&lower[..]) {
+                            *page = chunk;
+                        }
+                        first = false;
+                    } else if let Some(head) = at(&merged, start) {
+                        self.leaves.insert(merged[head.start..head.end].into(), chunk);
+                    }
+                    start = pos;
+                }
+                let Some(a) = a else { break };
+                pos = a.end;
+            }
+        }
+        self.len += added;
+        // (only when the tree had no leaf: one by one)
+        for (key, rid) in &pairs[i..] {
+            added += usize::from(self.insert(key, *rid));
+        }
+        added
+    }
+
     /// The record ids of `key`, ascending, until `f` returns false.
     pub fn rids_of(&self, key: &[u8], mut f: impl FnMut(u64) -> bool) {
         self.scan(Bound::Included(key), Bound::Included(key), false, |_, rid| f(rid));
@@ -534,6 +635,64 @@ mod tests {
             let k = crate::db::keystring::encode(&bson::Bson::Int64(1));
             t.insert(&k, 1_000_000);
             assert!(t.first_rid(&k).is_some());
+        }
+    }
+
+    /// Adding sorted pairs at once leaves what adding them one by one leaves (the entries, the
+    /// count, the greatest entry), into empty trees, full leaves and long keys, with pairs that
+    /// are there already; the tree then still takes single inserts, removals and lookups.
+    #[test]
+    fn insert_sorted_is_inserting_one_by_one() {
+        let mut x: u64 = 5;
+        for round in 0..48u64 {
+            let mut next = || {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x
+            };
+            let key = |round: u64, r: u64, i: u64| match round % 3 {
+                0 => crate::db::keystring::encode(&bson::Bson::Int64((r >> 40) as i64 % 3)),
+                1 => crate::db::keystring::encode(&bson::Bson::Int64((r >> 20) as i64 % (3 * i as i64 + 1))),
+                _ => crate::db::keystring::encode(&bson::Bson::String(format!("{:05}{}", (r >> 33) % 997, "k".repeat((r >> 50) as usize % if round % 4 == 0 { 2000 } else { 200 })))),
+            };
+            let mut t = KeyTree::new();
+            let mut model = std::collections::BTreeSet::new();
+            let n = if round % 8 == 0 { 0 } else { 50 + round * 97 };
+            for i in 0..n {
+                let k = key(round, next(), i);
+                t.insert(&k, i + 1);
+                model.insert((k, i + 1));
+            }
+            if round % 5 == 1 {
+                t = KeyTree::from_sorted(model.iter().cloned());
+            }
+            let m = [1, 30, 400, 3000][round as usize % 4];
+            let mut new: Vec<(Vec<u8>, u64)> = (0..m).map(|i| (key(round, next(), i + n), next() % (2 * n + 10) + 1)).collect();
+            // Some pairs already there.
+            new.extend(model.iter().step_by(7).take(20).cloned());
+            new.sort();
+            new.dedup();
+            let pairs: Vec<(&[u8], u64)> = new.iter().map(|(k, r)| (&k[..], *r)).collect();
+            let mut one = t.clone();
+            let mut expected = 0;
+            for (k, r) in &pairs {
+                expected += usize::from(one.insert(k, *r));
+                model.insert((k.to_vec(), *r));
+            }
+            assert_eq!(t.insert_sorted(&pairs), expected, "round {round}");
+            assert_eq!(t.len(), model.len(), "round {round}");
+            assert_eq!(all(&t), model.iter().cloned().collect::<Vec<_>>(), "round {round}");
+            assert_eq!(t.tail, one.tail, "round {round}");
+            assert!(t.leaves.iter().skip(1).all(|(lower, p)| at(p, 0).is_some_and(|a| lower[..] <= p[a.start..a.end])), "round {round}");
+            for (k, r) in model.iter().step_by(3) {
+                assert!(t.remove(k, *r), "round {round}");
+                assert!(t.insert(k, *r), "round {round}");
+                let mut rids = Vec::new();
+                t.rids_of(k, |x| {
+                    rids.push(x);
+                    true
+                });
+                assert!(rids.contains(r), "round {round}");
+            }
         }
     }
 

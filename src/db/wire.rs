@@ -79,8 +79,43 @@ pub(crate) fn splice_fields(raw: &bson::RawDocument, fields: &Document, keep: &d
     Ok(out)
 }
 
+/// A stored document's bytes with the edits of an update worked out on them
+/// (`Update::apply_bytes`): each edited element written again in its place (an appended-to
+/// array keeps its bytes and gets the new elements after its last, named by their indexes),
+/// the rest copied as it is. For a stored document that is what [`splice_fields`] gives.
+pub(crate) fn splice_edits(bytes: &[u8], edits: &[(usize, usize, &str, crate::update::Edit)], size_hint: usize) -> Result<Vec<u8>> {
+    let bad = || Error::new(ErrorKind::InternalError, "stored document does not read");
+    let mut out = Vec::with_capacity(size_hint);
+    out.extend_from_slice(&[0; 4]);
+    let mut at = 4;
+    for (start, end, name, edit) in edits {
+        out.extend_from_slice(bytes.get(at..*start).ok_or_else(bad)?);
+        match edit {
+            crate::update::Edit::Same(_) => out.extend_from_slice(bytes.get(*start..*end).ok_or_else(bad)?),
+            crate::update::Edit::Value(v) => write_one(&mut out, name, v)?,
+            crate::update::Edit::Append { values, len } => {
+                // The element's header (type, name), then the array without its terminator.
+                let array = *start + 1 + name.len() + 1;
+                out.extend_from_slice(bytes.get(*start..*end - 1).ok_or_else(bad)?);
+                let array_at = out.len() - (*end - 1 - array);
+                let mut index = itoa_buf();
+                for (i, v) in values.iter().enumerate() {
+                    write_one(&mut out, index.format(len + i), v)?;
+                }
+                out.push(0);
+                patch_len(&mut out, array_at);
+            }
+        }
+        at = *end;
+    }
+    out.extend_from_slice(bytes.get(at..bytes.len().saturating_sub(1)).ok_or_else(bad)?);
+    out.push(0);
+    patch_len(&mut out, 0);
+    Ok(out)
+}
+
 /// Appends one element: the fast writer, or the bson crate for the rare kinds.
-fn write_one(out: &mut Vec<u8>, key: &str, v: &Bson) -> Result<()> {
+pub(crate) fn write_one(out: &mut Vec<u8>, key: &str, v: &Bson) -> Result<()> {
     let start = out.len();
     if !write_element(out, key, v) {
         out.truncate(start);

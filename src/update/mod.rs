@@ -9,6 +9,7 @@
 //! are printed by [`crate::value::display`].
 
 mod array;
+mod bytes;
 mod bitwise;
 mod fields;
 mod modifier;
@@ -30,6 +31,7 @@ use crate::value::{bson_size, compare, display};
 
 use modifier::{identical_docs, DocId};
 use tree::{Ctx, Node, ObjectNode, ParseCx};
+pub use bytes::{BytesUpdate, Edit};
 pub use undo::Undo;
 
 /// The largest document a user may store (`BSONObjMaxUserSize`).

@@ -18,7 +18,7 @@ use super::registry::Op;
 use crate::value::display;
 
 /// The deepest nesting a stored document may reach (`BSONDepth::getMaxDepthForUserStorage`).
-const MAX_DEPTH: usize = 180;
+pub(super) const MAX_DEPTH: usize = 180;
 /// The most nulls an update pads an array with (`pathsupport::kMaxPaddingAllowed`).
 const MAX_PADDING: usize = 1_500_000;
 
@@ -53,6 +53,22 @@ pub(crate) struct ArrayNode {
 impl Node {
     /// The children of an object node by field name (for the root: the top-level fields the
     /// update changes).
+    /// The operators of an update whose every path is one top-level field (no positional
+    /// part), in the order [`apply`] applies them; `None` for any other update.
+    pub(crate) fn top_leaves(&self) -> Option<Vec<(&str, &Op)>> {
+        let Node::Object(o) = self else { return None };
+        if o.positional.is_some() {
+            return None;
+        }
+        o.children
+            .iter()
+            .map(|(k, n)| match n {
+                Node::Leaf(op) => Some((k.as_str(), op)),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub(crate) fn fields(&self) -> impl Iterator<Item = (&str, &Node)> {
         let children = match self {
             Node::Object(o) => o.children.as_slice(),
@@ -350,7 +366,7 @@ fn apply_leaf(op: &Op, root: &mut Bson, path: &[String], cx: &mut Ctx) -> Result
     }
     let (found, _) = resolve(root, path);
     let dotted = path.join(".");
-    let field = path.last().cloned().unwrap_or_default();
+    let field: &str = path.last().map(String::as_str).unwrap_or_default();
     if found == path.len() {
         let (outcome, appended_from) = {
             let elem = get_mut(root, path).ok_or_else(|| internal("element vanished"))?;
@@ -360,7 +376,7 @@ fn apply_leaf(op: &Op, root: &mut Bson, path: &[String], cx: &mut Ctx) -> Result
                 Bson::Array(a) if super::undo::appends_only(op) => Some(a.len()),
                 _ => None,
             };
-            let mut oc = OpCtx { env: cx.env, field: &field, path: &dotted, id: &cx.id, timestamps: &mut cx.timestamps };
+            let mut oc = OpCtx { env: cx.env, field, path: &dotted, id: &cx.id, timestamps: &mut cx.timestamps };
             (m.update_existing(elem, &mut oc)?, appended_from)
         };
         match outcome {
@@ -378,7 +394,7 @@ fn apply_leaf(op: &Op, root: &mut Bson, path: &[String], cx: &mut Ctx) -> Result
         return Ok(());
     }
     let value = {
-        let mut oc = OpCtx { env: cx.env, field: &field, path: &dotted, id: &cx.id, timestamps: &mut cx.timestamps };
+        let mut oc = OpCtx { env: cx.env, field, path: &dotted, id: &cx.id, timestamps: &mut cx.timestamps };
         m.new_value(&mut oc)?
     };
     match value {
@@ -492,7 +508,7 @@ pub(crate) fn create(root: &mut Bson, path: &[String], found: usize, value: Bson
 }
 
 /// How many levels of documents and arrays `v` holds below itself (stops counting past `cap`).
-fn inner_depth(v: &Bson, cap: usize) -> usize {
+pub(super) fn inner_depth(v: &Bson, cap: usize) -> usize {
     if cap == 0 {
         return 0;
     }

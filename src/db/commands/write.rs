@@ -74,6 +74,28 @@ pub(crate) fn apply_in_place(
     Ok(r)
 }
 
+/// A document's new bytes and the paths the update changed (see [`apply_bytes`]).
+pub(crate) type BytesWritten<'a> = (Vec<u8>, Vec<&'a str>);
+
+/// [`apply_in_place`] on a stored document's bytes, when the bytes path can do it
+/// (`Update::apply_bytes`; `None` otherwise, and when a check would fail: the general path then
+/// words the error): `Ok(None)` when nothing changes, else the new bytes and the changed paths.
+pub(crate) fn apply_bytes<'a>(spec: &'a UpdateSpec, raw: &bson::RawDocument, env: &Env) -> Option<Result<Option<BytesWritten<'a>>>> {
+    let u = spec.0.apply_bytes(raw, env)?;
+    if !u.modified() {
+        return Some(Ok(None));
+    }
+    for v in u.changed_values() {
+        validate::check_depth_of(&[v]).ok()?;
+    }
+    Some(super::super::wire::splice_edits(raw.as_bytes(), &u.edits, u.size).and_then(|bytes| {
+        if bytes.len() != u.size {
+            return Err(Error::new(crate::error::ErrorKind::InternalError, "update: the size of an updated document was miscounted"));
+        }
+        Ok(Some((bytes, u.changed_paths)))
+    }))
+}
+
 /// Builds the document an upsert inserts: the filter's equality fields (only `_id` for a
 /// replacement), then the update applied with `inserting = true`, `_id` first (generated when
 /// absent), then the storage rules and size.
@@ -231,31 +253,45 @@ pub(crate) fn update_statement(
     // Index key moves put off (see `KeyMoves`): applied whatever the loop's outcome, before
     // anything else reads the indexes.
     let mut moves = KeyMoves::default();
+    // Nobody needs the old documents (no before-image, no validator to run: the statement
+    // changes neither): the stored ones are updated in place.
+    let in_place = !opts.keep_docs && (opts.bypass_validation || !db.collection(dbname, coll).is_some_and(|c| c.has_validator()));
     let looped = (|| -> Result<()> {
         for (rid, details) in targets {
-            let Some(c) = db.collection(dbname, coll) else { break };
-            if !opts.keep_docs && (opts.bypass_validation || !c.has_validator()) {
-                // Nobody needs the old document: update the stored one in place.
-                let before_size = c.get(rid).map(|r| r.size()).unwrap_or(0);
+            if in_place {
                 let mut changed_paths = Vec::new();
                 let wants_report = db.wants_report();
                 let Some(cm) = db.collection_mut(dbname, coll) else { break };
-                let mut found = false;
+                let before_size = cm.get(rid).map(|r| r.size()).unwrap_or(0);
+                let found = std::cell::Cell::new(false);
+                let fast_paths = std::cell::RefCell::new(None);
                 let written = cm
                     .update_in_place(
                         rid,
                         fields.as_deref(),
                         Some(&mut moves),
+                        |raw| {
+                            let r = apply_bytes(spec, raw, env)?;
+                            found.set(true);
+                            Some(r.map(|r| {
+                                r.map(|(bytes, paths)| {
+                                    *fast_paths.borrow_mut() = Some(paths);
+                                    bytes
+                                })
+                            }))
+                        },
                         |doc| spec.0.undo_point(doc),
                         |doc, undo| {
-                            found = true;
+                            found.set(true);
                             let r = apply_in_place(spec, doc, undo, before_size, details.elem_index, env)?;
                             changed_paths = r.changed_paths;
                             Ok(r.modified.then_some(r.size))
                         },
                     )
                     .map_err(ex)?;
-                if !found {
+                // (the bytes path's names become strings only for a report kept)
+                let fast_paths: Option<Vec<&str>> = fast_paths.into_inner();
+                if !found.get() {
                     continue;
                 }
                 result.matched += 1;
@@ -263,7 +299,13 @@ pub(crate) fn update_statement(
                 let id = if wants_report { cm.get(rid).map(|r| r.id()).unwrap_or(Bson::Null) } else { Bson::Null };
                 env.add_written(size as u64);
                 result.modified += 1;
-                db.report(|| WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op });
+                db.report(|| {
+                    let changed_paths = match fast_paths {
+                        Some(paths) => paths.into_iter().map(String::from).collect(),
+                        None => changed_paths,
+                    };
+                    WriteReport { collection: coll.to_string(), id, before_size: Some(before_size), after_size: Some(size), changed_paths, op }
+                });
                 continue;
             }
             if !moves.is_empty() {

@@ -48,6 +48,11 @@ impl Push {
         self.position == i64::MAX && self.sort.is_none() && self.slice.is_none()
     }
 
+    /// The values an appending push adds (see [`Push::appends_only`]).
+    pub(crate) fn values(&self) -> &[Bson] {
+        &self.values
+    }
+
     /// `PushNode::performPush` on an array; returns whether anything changed.
     fn perform(&self, items: &mut Vec<Bson>) -> bool {
         let mut changed = !self.values.is_empty();
