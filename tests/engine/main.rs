@@ -12,6 +12,7 @@ mod delete_many;
 mod doc_validation_error;
 mod cursors;
 mod expr;
+mod gen;
 mod import;
 mod merge;
 mod indexes;

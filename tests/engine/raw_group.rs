@@ -8,52 +8,11 @@
 //! every BSON type, NaN and -0, null vs missing, arrays at the end of a path or along it, and
 //! embedded documents.
 
-use bson::{doc, oid::ObjectId, spec::BinarySubtype, Binary, Bson, DateTime, Decimal128, Document, Regex, Timestamp};
+use bson::{doc, Bson, Document};
 use proptest::prelude::*;
 
 use super::common::{fixed_db, ok};
-
-fn scalar() -> impl Strategy<Value = Bson> {
-    prop_oneof![
-        (-2i32..3).prop_map(Bson::Int32),
-        prop::sample::select(vec![-2i64, 1, 2, i64::MAX]).prop_map(Bson::Int64),
-        prop::sample::select(vec![0.5f64, -0.0, 0.0, 1.0, -2.0, f64::NAN, f64::INFINITY, 1e300]).prop_map(Bson::Double),
-        prop::sample::select(vec!["1", "1.0", "-0", "0.5", "NaN"]).prop_map(|s| Bson::Decimal128(s.parse::<Decimal128>().expect("decimal"))),
-        prop::sample::select(vec!["", "x", "x\u{0}", "y", "é"]).prop_map(|s| Bson::String(s.to_string())),
-        Just(Bson::Symbol("x".to_string())),
-        any::<bool>().prop_map(Bson::Boolean),
-        Just(Bson::Null),
-        Just(Bson::Undefined),
-        Just(Bson::MinKey),
-        Just(Bson::MaxKey),
-        (0i64..2).prop_map(|t| Bson::DateTime(DateTime::from_millis(t))),
-        (0u32..2).prop_map(|t| Bson::Timestamp(Timestamp { time: t, increment: 1 })),
-        (0u8..2).prop_map(|b| Bson::ObjectId(ObjectId::from_bytes([b; 12]))),
-        Just(Bson::RegularExpression(Regex { pattern: "a".to_string().try_into().expect("pattern"), options: "i".to_string().try_into().expect("options") })),
-        (0u8..2).prop_map(|b| Bson::Binary(Binary { subtype: BinarySubtype::Generic, bytes: vec![b] })),
-        Just(Bson::JavaScriptCode("f".to_string())),
-    ]
-}
-
-fn value() -> impl Strategy<Value = Bson> {
-    scalar().prop_recursive(2, 8, 3, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..3).prop_map(Bson::Array),
-            prop::collection::vec((prop::sample::select(vec!["a", "b", "d"]), inner), 0..3).prop_map(|kv| {
-                let mut d = Document::new();
-                for (k, v) in kv {
-                    d.insert(k, v);
-                }
-                Bson::Document(d)
-            }),
-        ]
-    })
-}
-
-/// A document's fields other than `_id` (each at most once; any may be missing).
-fn fields() -> impl Strategy<Value = Vec<(&'static str, Bson)>> {
-    prop::collection::vec((prop::sample::select(vec!["a", "b", "c"]), value()), 0..4)
-}
+use super::gen::fields;
 
 fn path() -> impl Strategy<Value = Bson> {
     prop::sample::select(vec!["$a", "$b", "$c", "$a.b", "$c.d", "$a.0", "$c.a.b", "$_id", "$$CURRENT.a"]).prop_map(|p| Bson::String(p.to_string()))
