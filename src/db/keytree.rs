@@ -36,6 +36,16 @@ fn rid_bytes(rid: u64, out: &mut Vec<u8>) {
     }
 }
 
+/// The search probe of the `i`th of sorted `(key, record id)` pairs: the key, then the record
+/// id (empty past the last pair).
+fn probe_of(pairs: &[(&[u8], u64)], i: usize, probe: &mut Vec<u8>) {
+    probe.clear();
+    if let Some((key, rid)) = pairs.get(i) {
+        probe.extend_from_slice(key);
+        rid_bytes(*rid, probe);
+    }
+}
+
 fn varint(mut n: usize, out: &mut Vec<u8>) {
     while n >= 0x80 {
         out.push((n as u8 & 0x7F) | 0x80);
@@ -290,18 +300,11 @@ impl KeyTree {
     /// a shift of the leaf per pair: removing `m` of `n` entries costs `O(m + leaves touched ×
     /// (log n + leaf))`, so removing many (a `deleteMany`) is linear in what it touches.
     pub fn remove_sorted(&mut self, pairs: &[(&[u8], u64)]) -> usize {
-        let probe_of = |i: usize, probe: &mut Vec<u8>| {
-            probe.clear();
-            if let Some((key, rid)) = pairs.get(i) {
-                probe.extend_from_slice(key);
-                rid_bytes(*rid, probe);
-            }
-        };
         let mut probe = Vec::new();
         let mut i = 0;
         let mut removed = 0;
         let mut tail_gone = false;
-        probe_of(0, &mut probe);
+        probe_of(pairs, 0, &mut probe);
         while i < pairs.len() && probe[..] <= self.tail[..] {
             // The leaf that would hold the pair, and the next leaf's lower bound (the pairs
             // at or above it are not in this leaf).
@@ -321,13 +324,13 @@ impl KeyTree {
                     match probe[..].cmp(&page[a.start..a.end]) {
                         std::cmp::Ordering::Less => {
                             i += 1;
-                            probe_of(i, &mut probe);
+                            probe_of(pairs, i, &mut probe);
                         }
                         std::cmp::Ordering::Equal => {
                             drop = true;
                             tail_gone |= probe == self.tail;
                             i += 1;
-                            probe_of(i, &mut probe);
+                            probe_of(pairs, i, &mut probe);
                             break;
                         }
                         std::cmp::Ordering::Greater => break,
@@ -349,7 +352,7 @@ impl KeyTree {
             // The pairs left below the next leaf are not in the tree.
             while i < pairs.len() && next.as_ref().is_none_or(|n| probe[..] < n[..]) {
                 i += 1;
-                probe_of(i, &mut probe);
+                probe_of(pairs, i, &mut probe);
             }
         }
         self.len -= removed;
@@ -366,18 +369,11 @@ impl KeyTree {
     /// search and a shift of the leaf per pair: the index key moves of an `updateMany` cost what
     /// they move, in one pass per leaf touched.
     pub fn insert_sorted(&mut self, pairs: &[(&[u8], u64)]) -> usize {
-        let probe_of = |i: usize, probe: &mut Vec<u8>| {
-            probe.clear();
-            if let Some((key, rid)) = pairs.get(i) {
-                probe.extend_from_slice(key);
-                rid_bytes(*rid, probe);
-            }
-        };
         let mut probe = Vec::new();
         let mut merged: Vec<u8> = Vec::new();
         let mut i = 0;
         let mut added = 0;
-        probe_of(0, &mut probe);
+        probe_of(pairs, 0, &mut probe);
         while i < pairs.len() {
             // The leaf that would hold the pair, and the next leaf's lower bound (the pairs at
             // or above it go to a later leaf).
@@ -414,7 +410,7 @@ impl KeyTree {
                     }
                 }
                 i += 1;
-                probe_of(i, &mut probe);
+                probe_of(pairs, i, &mut probe);
             }
             merged.extend_from_slice(&old[read..]);
             if merged.len() <= LEAF {

@@ -3,8 +3,11 @@
 //! numbers that compare equal across types, NaN and -0, strings with a NUL or non-ASCII text,
 //! arrays and embedded documents two levels deep.
 
-use bson::{oid::ObjectId, spec::BinarySubtype, Binary, Bson, DateTime, Decimal128, Document, Regex, Timestamp};
+use bson::{doc, oid::ObjectId, spec::BinarySubtype, Binary, Bson, DateTime, Decimal128, Document, Regex, Timestamp};
+use pattern_playground::db::Database;
 use proptest::prelude::*;
+
+use super::common::{fixed_db, ok};
 
 /// One value of any BSON type but arrays and documents.
 pub fn scalar() -> impl Strategy<Value = Bson> {
@@ -48,4 +51,26 @@ pub fn value() -> impl Strategy<Value = Bson> {
 /// A document's fields other than `_id` (each at most once; any may be missing).
 pub fn fields() -> impl Strategy<Value = Vec<(&'static str, Bson)>> {
     prop::collection::vec((prop::sample::select(vec!["a", "b", "c"]), value()), 0..4)
+}
+
+/// A database whose collection `c` holds one document per entry of `docs`: `_id` its position
+/// (an int32), then its fields.
+pub fn collection_of(docs: &[Vec<(&'static str, Bson)>]) -> Database {
+    let mut db = fixed_db(1);
+    ok(&mut db, &doc! {"create": "c"});
+    let documents: Vec<Bson> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, fs)| {
+            let mut d = doc! {"_id": i as i32};
+            for (k, v) in fs {
+                d.insert(*k, v.clone());
+            }
+            Bson::Document(d)
+        })
+        .collect();
+    if !documents.is_empty() {
+        ok(&mut db, &doc! {"insert": "c", "documents": documents});
+    }
+    db
 }

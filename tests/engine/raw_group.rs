@@ -12,7 +12,7 @@ use bson::{doc, Bson, Document};
 use proptest::prelude::*;
 
 use super::common::{fixed_db, ok};
-use super::gen::fields;
+use super::gen::{collection_of, fields};
 
 fn path() -> impl Strategy<Value = Bson> {
     prop::sample::select(vec!["$a", "$b", "$c", "$a.b", "$c.d", "$a.0", "$c.a.b", "$_id", "$$CURRENT.a"]).prop_map(|p| Bson::String(p.to_string()))
@@ -101,22 +101,7 @@ proptest! {
         sort in sort_spec(),
         from in 0i32..4,
     ) {
-        let mut db = fixed_db(1);
-        ok(&mut db, &doc! {"create": "c"});
-        let documents: Vec<Bson> = docs
-            .iter()
-            .enumerate()
-            .map(|(i, fs)| {
-                let mut d = doc! {"_id": i as i32};
-                for (k, v) in fs {
-                    d.insert(*k, v.clone());
-                }
-                Bson::Document(d)
-            })
-            .collect();
-        if !documents.is_empty() {
-            ok(&mut db, &doc! {"insert": "c", "documents": documents});
-        }
+        let mut db = collection_of(&docs);
         let group = doc! {"$group": group};
         // An `_id` range (an index scan) or a filter no index answers (a collection scan).
         let matched = if from % 2 == 0 { doc! {"$match": {"_id": {"$gte": from}}} } else { doc! {"$match": {"b": {"$ne": from}}} };

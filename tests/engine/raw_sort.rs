@@ -9,7 +9,7 @@ use bson::{doc, Bson, Document};
 use proptest::prelude::*;
 
 use super::common::{fixed_db, ok};
-use super::gen::fields;
+use super::gen::{collection_of, fields};
 
 fn spec() -> impl Strategy<Value = Document> {
     let path = prop::sample::select(vec!["a", "b", "c", "a.b", "c.d", "a.0", "c.a.b", "_id"]);
@@ -39,22 +39,7 @@ proptest! {
 
     #[test]
     fn sorts_read_from_bytes_order_as_the_decoded_sort(docs in prop::collection::vec(fields(), 0..12), spec in spec()) {
-        let mut db = fixed_db(1);
-        ok(&mut db, &doc! {"create": "c"});
-        let documents: Vec<Bson> = docs
-            .iter()
-            .enumerate()
-            .map(|(i, fs)| {
-                let mut d = doc! {"_id": i as i32};
-                for (k, v) in fs {
-                    d.insert(*k, v.clone());
-                }
-                Bson::Document(d)
-            })
-            .collect();
-        if !documents.is_empty() {
-            ok(&mut db, &doc! {"insert": "c", "documents": documents});
-        }
+        let mut db = collection_of(&docs);
         let decoded = aggregate(&mut db, vec![doc! {"$skip": 0}, doc! {"$sort": spec.clone()}]);
         // A leading `$sort`: the records sorted by their keys, then decoded.
         prop_assert_eq!(&aggregate(&mut db, vec![doc! {"$sort": spec.clone()}]), &decoded, "{}", spec);
