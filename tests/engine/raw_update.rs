@@ -111,6 +111,25 @@ fn fresh() -> Database {
     db
 }
 
+/// Two databases holding `docs` in collection `c` with `indexes`: one whose updates may take
+/// the in-place and bytes paths, and one whose pass-all validator sends every update through
+/// the whole document; and the indexes as `listIndexes` gives them.
+fn fast_and_whole(docs: &[Bson], indexes: &[Document]) -> (Database, Database, Vec<Document>) {
+    let mut fast = fresh();
+    let mut whole = fresh();
+    whole.run_command(&doc! {"create": "c", "validator": {"$expr": true}});
+    for db in [&mut fast, &mut whole] {
+        db.run_command(&doc! {"insert": "c", "documents": docs.to_vec(), "ordered": false});
+        if !indexes.is_empty() {
+            db.run_command(&doc! {"createIndexes": "c", "indexes": indexes.to_vec()});
+        }
+    }
+    let listed = fast.run_command(&doc! {"listIndexes": "c"});
+    let batch = listed.get_document("cursor").and_then(|c| c.get_array("firstBatch")).cloned().unwrap_or_default();
+    let indexes = batch.into_iter().filter_map(|b| if let Bson::Document(d) = b { Some(d) } else { None }).collect();
+    (fast, whole, indexes)
+}
+
 /// The collection's documents in natural order, then in each index's order, as reply bytes.
 fn contents(db: &mut Database, indexes: &[Document]) -> Vec<Vec<u8>> {
     let mut out = vec![db.run_command(&doc! {"find": "c", "filter": {}}).to_vec().expect("encodes")];
@@ -130,21 +149,8 @@ proptest! {
         indexes in index(),
         steps in prop::collection::vec((filter(), update(), any::<bool>()), 1..5),
     ) {
-        let mut fast = fresh();
-        let mut whole = fresh();
-        whole.run_command(&doc! {"create": "c", "validator": {"$expr": true}});
-        for db in [&mut fast, &mut whole] {
-            let docs: Vec<Bson> = docs.iter().cloned().map(Bson::Document).collect();
-            db.run_command(&doc! {"insert": "c", "documents": docs, "ordered": false});
-            if !indexes.is_empty() {
-                db.run_command(&doc! {"createIndexes": "c", "indexes": indexes.clone()});
-            }
-        }
-        let indexes: Vec<Document> = {
-            let listed = fast.run_command(&doc! {"listIndexes": "c"});
-            let batch = listed.get_document("cursor").and_then(|c| c.get_array("firstBatch")).cloned().unwrap_or_default();
-            batch.into_iter().filter_map(|b| if let Bson::Document(d) = b { Some(d) } else { None }).collect()
-        };
+        let docs: Vec<Bson> = docs.iter().cloned().map(Bson::Document).collect();
+        let (mut fast, mut whole, indexes) = fast_and_whole(&docs, &indexes);
         prop_assert_eq!(contents(&mut fast, &indexes), contents(&mut whole, &indexes));
         for (q, u, multi) in steps {
             let cmd = doc! {"update": "c", "updates": [{"q": q.clone(), "u": u.clone(), "multi": multi}]};
@@ -224,21 +230,8 @@ proptest! {
         indexes in index(),
         steps in prop::collection::vec((filter(), top_level_update(), any::<bool>()), 1..5),
     ) {
-        let mut fast = fresh();
-        let mut whole = fresh();
-        whole.run_command(&doc! {"create": "c", "validator": {"$expr": true}});
         let docs: Vec<Bson> = docs.into_iter().map(|(id, a, b, c, d)| Bson::Document(doc! {"_id": id, "a": a, "b": b, "c": c, "d": d})).collect();
-        for db in [&mut fast, &mut whole] {
-            db.run_command(&doc! {"insert": "c", "documents": docs.clone(), "ordered": false});
-            if !indexes.is_empty() {
-                db.run_command(&doc! {"createIndexes": "c", "indexes": indexes.clone()});
-            }
-        }
-        let indexes: Vec<Document> = {
-            let listed = fast.run_command(&doc! {"listIndexes": "c"});
-            let batch = listed.get_document("cursor").and_then(|c| c.get_array("firstBatch")).cloned().unwrap_or_default();
-            batch.into_iter().filter_map(|b| if let Bson::Document(d) = b { Some(d) } else { None }).collect()
-        };
+        let (mut fast, mut whole, indexes) = fast_and_whole(&docs, &indexes);
         for (q, u, multi) in steps {
             let cmd = doc! {"update": "c", "updates": [{"q": q.clone(), "u": u.clone(), "multi": multi}]};
             let a = fast.run_command(&cmd);
