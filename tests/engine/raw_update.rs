@@ -130,6 +130,19 @@ fn fast_and_whole(docs: &[Bson], indexes: &[Document]) -> (Database, Database, V
     (fast, whole, indexes)
 }
 
+/// Runs one update statement on both databases of [`fast_and_whole`] and checks they agree:
+/// the replies (as bytes: a NaN is not equal to itself), the stored data in every index's
+/// order, and the write reports.
+fn same_update(fast: &mut Database, whole: &mut Database, indexes: &[Document], q: &Document, u: &Document, multi: bool) -> Result<(), TestCaseError> {
+    let cmd = doc! {"update": "c", "updates": [{"q": q.clone(), "u": u.clone(), "multi": multi}]};
+    let a = fast.run_command(&cmd);
+    let b = whole.run_command(&cmd);
+    prop_assert_eq!(a.to_vec().expect("encodes"), b.to_vec().expect("encodes"), "replies differ for {}: {} / {}", u, a, b);
+    prop_assert_eq!(contents(fast, indexes), contents(whole, indexes), "stored data differs after {}", u);
+    prop_assert_eq!(format!("{:?}", fast.last_write_report()), format!("{:?}", whole.last_write_report()));
+    Ok(())
+}
+
 /// The collection's documents in natural order, then in each index's order, as reply bytes.
 fn contents(db: &mut Database, indexes: &[Document]) -> Vec<Vec<u8>> {
     let mut out = vec![db.run_command(&doc! {"find": "c", "filter": {}}).to_vec().expect("encodes")];
@@ -153,13 +166,7 @@ proptest! {
         let (mut fast, mut whole, indexes) = fast_and_whole(&docs, &indexes);
         prop_assert_eq!(contents(&mut fast, &indexes), contents(&mut whole, &indexes));
         for (q, u, multi) in steps {
-            let cmd = doc! {"update": "c", "updates": [{"q": q.clone(), "u": u.clone(), "multi": multi}]};
-            let a = fast.run_command(&cmd);
-            let b = whole.run_command(&cmd);
-            // (compared as bytes: a NaN is not equal to itself)
-            prop_assert_eq!(a.to_vec().expect("encodes"), b.to_vec().expect("encodes"), "replies differ for {}: {} / {}", u, a, b);
-            prop_assert_eq!(contents(&mut fast, &indexes), contents(&mut whole, &indexes), "stored data differs after {}", u);
-            prop_assert_eq!(format!("{:?}", fast.last_write_report()), format!("{:?}", whole.last_write_report()));
+            same_update(&mut fast, &mut whole, &indexes, &q, &u, multi)?;
         }
     }
 }
@@ -233,12 +240,7 @@ proptest! {
         let docs: Vec<Bson> = docs.into_iter().map(|(id, a, b, c, d)| Bson::Document(doc! {"_id": id, "a": a, "b": b, "c": c, "d": d})).collect();
         let (mut fast, mut whole, indexes) = fast_and_whole(&docs, &indexes);
         for (q, u, multi) in steps {
-            let cmd = doc! {"update": "c", "updates": [{"q": q.clone(), "u": u.clone(), "multi": multi}]};
-            let a = fast.run_command(&cmd);
-            let b = whole.run_command(&cmd);
-            prop_assert_eq!(a.to_vec().expect("encodes"), b.to_vec().expect("encodes"), "replies differ for {}: {} / {}", u, a, b);
-            prop_assert_eq!(contents(&mut fast, &indexes), contents(&mut whole, &indexes), "stored data differs after {}", u);
-            prop_assert_eq!(format!("{:?}", fast.last_write_report()), format!("{:?}", whole.last_write_report()));
+            same_update(&mut fast, &mut whole, &indexes, &q, &u, multi)?;
             // The records' bytes too (a reply decodes them: array element names would not show).
             let records = |db: &Database| db.collection("test", "c").map(|c| c.iter().map(|(_, r)| r.bytes().to_vec()).collect::<Vec<_>>());
             prop_assert_eq!(records(&fast), records(&whole), "stored bytes differ after {}", u);
