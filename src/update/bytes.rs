@@ -14,6 +14,7 @@ use super::registry::Op;
 use super::tree::{inner_depth, MAX_DEPTH};
 use super::{check_size_of, Kind, Update};
 use crate::env::Env;
+use crate::value::raw::{Element, Elements};
 use crate::value::{decimal_digits, value_size};
 
 /// What one touched field becomes.
@@ -81,7 +82,7 @@ impl Update {
         let bytes = raw.as_bytes();
         let mut found: Vec<Option<(usize, usize, u8, usize)>> = vec![None; leaves.len()];
         for el in Elements::new(bytes) {
-            let (start, name, kind, value, end) = el?;
+            let Element { start, name, kind, value, end } = el?;
             if let Some(i) = leaves.iter().position(|(n, _)| n.as_bytes() == name) {
                 if found[i].is_some() {
                     return None;
@@ -161,65 +162,5 @@ impl Update {
         }
         edits.sort_by_key(|e| e.0);
         Some(BytesUpdate { edits, changed_paths, size })
-    }
-}
-
-/// The elements of a document's bytes, by their sizes (a stored document's bytes were checked
-/// when they were written): each one's start, name, kind, value start and end. `None` (and
-/// the end) for bytes that do not read as expected or a kind it does not know; the bytes path
-/// then gives way to the general one.
-struct Elements<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Elements<'a> {
-    fn new(b: &'a [u8]) -> Elements<'a> {
-        Elements { b, at: 4 }
-    }
-
-    fn read(&self) -> Option<(usize, &'a [u8], u8, usize, usize)> {
-        let b = self.b;
-        let last = b.len().checked_sub(1)?;
-        let start = self.at;
-        let kind = *b.get(start)?;
-        let key = start + 1;
-        let key_end = key + b.get(key..last)?.iter().position(|c| *c == 0)?;
-        let v = key_end + 1;
-        let len = |min: i32| -> Option<usize> {
-            let n = i32::from_le_bytes(b.get(v..v + 4)?.try_into().ok()?);
-            (n >= min).then_some(n as usize)
-        };
-        let size = match kind {
-            0x01 | 0x09 | 0x11 | 0x12 => 8,
-            0x02 | 0x0D | 0x0E => 4 + len(1)?,
-            0x03 | 0x04 => len(5)?,
-            0x05 => 5 + len(0)?,
-            0x06 | 0x0A | 0x7F | 0xFF => 0,
-            0x07 => 12,
-            0x08 => 1,
-            0x10 => 4,
-            0x13 => 16,
-            _ => return None,
-        };
-        let end = v.checked_add(size).filter(|e| *e <= last)?;
-        Some((start, b.get(key..key_end)?, kind, v, end))
-    }
-}
-
-impl<'a> Iterator for Elements<'a> {
-    type Item = Option<(usize, &'a [u8], u8, usize, usize)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let last = self.b.len().checked_sub(1)?;
-        if self.at >= last {
-            return None;
-        }
-        let el = self.read();
-        self.at = match el {
-            Some((_, _, _, _, end)) => end,
-            None => last,
-        };
-        Some(el)
     }
 }

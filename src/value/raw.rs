@@ -25,15 +25,13 @@ pub fn decode_fields(raw: &RawDocument, keep: &dyn Fn(&str) -> bool) -> Result<D
     // read so, or a kept value of the rarer kinds, take the crate's reader.
     let b = raw.as_bytes();
     let walked = (|| -> Option<Document> {
-        let end = b.len().checked_sub(1)?;
         let mut out = Document::new();
-        let mut at = 4;
-        while at < end {
-            let (kind, name, v, size) = element(b, at, end)?;
-            let name = std::str::from_utf8(name).ok()?;
+        for el in Elements::new(b) {
+            let el = el?;
+            let name = std::str::from_utf8(el.name).ok()?;
             if keep(name) {
-                let bytes = &b[v..v + size];
-                let value = match kind {
+                let bytes = &b[el.value..el.end];
+                let value = match el.kind {
                     // An array's bytes are a document whose values are its elements, in order.
                     0x04 => {
                         let mut items = Vec::new();
@@ -42,11 +40,10 @@ pub fn decode_fields(raw: &RawDocument, keep: &dyn Fn(&str) -> bool) -> Result<D
                         }
                         Bson::Array(items)
                     }
-                    _ => decode_value(value_ref(kind, bytes)?).ok()?,
+                    kind => decode_value(value_ref(kind, bytes)?).ok()?,
                 };
                 out.insert(name, value);
             }
-            at = v + size;
         }
         Some(out)
     })();
@@ -163,17 +160,55 @@ pub fn get<'a>(doc: &'a RawDocument, name: &str) -> Result<Option<RawBsonRef<'a>
 /// start and size (`Some(None)` when there is none, `None` when the bytes do not read).
 fn find(b: &[u8], name: &str) -> Option<Option<(u8, usize, usize)>> {
     let name = name.as_bytes();
-    let end = b.len().checked_sub(1)?;
-    let mut at = 4;
-    while at < end {
-        let (kind, key, v, size) = element(b, at, end)?;
+    for el in Elements::new(b) {
+        let el = el?;
         // Names are short: compared byte by byte rather than through a `memcmp` call.
-        if key.len() == name.len() && key.iter().zip(name).all(|(x, y)| x == y) {
-            return Some(Some((kind, v, size)));
+        if el.name.len() == name.len() && el.name.iter().zip(name).all(|(x, y)| x == y) {
+            return Some(Some((el.kind, el.value, el.end - el.value)));
         }
-        at = v + size;
     }
     Some(None)
+}
+
+/// One element of a document's bytes (see [`Elements`]): where it starts, its type, its name's
+/// bytes, and where its value starts and ends.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Element<'a> {
+    pub start: usize,
+    pub kind: u8,
+    pub name: &'a [u8],
+    pub value: usize,
+    pub end: usize,
+}
+
+/// The elements of a document's bytes, walked by their sizes without the crate's checks of each
+/// one (a stored document's bytes were checked when they were written): for [`get`],
+/// [`decode_fields`] and the updates made on the bytes. A `None` item (and the walk's end) for
+/// bytes that do not read so; the caller then gives way to the crate's reader.
+pub(crate) struct Elements<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Elements<'a> {
+    pub(crate) fn new(b: &'a [u8]) -> Elements<'a> {
+        Elements { b, at: 4 }
+    }
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = Option<Element<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let last = self.b.len().checked_sub(1)?;
+        if self.at >= last {
+            return None;
+        }
+        let start = self.at;
+        let el = element(self.b, start, last).map(|(kind, name, value, size)| Element { start, kind, name, value, end: value + size });
+        self.at = el.map_or(last, |e| e.end);
+        Some(el)
+    }
 }
 
 /// The element of a document's bytes `b` at `at` (before the document's last byte, `end`): its
