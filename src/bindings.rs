@@ -266,6 +266,40 @@ mod geometric {
 #[global_allocator]
 static ALLOCATOR: geometric::Geometric = geometric::Geometric;
 
+/// `memcmp` and `bcmp` for the WebAssembly build, a word at a time ([`crate::value::bytes`]):
+/// WebAssembly has no instruction for them, and the standard library's fallback
+/// (compiler-builtins, linked weakly, so these strong definitions replace it) compares one byte
+/// per loop turn. Every byte-string comparison goes through them: index keys, the B-tree
+/// searches of the leaves, the sorts of key moves and of `$sort` keys, the equality checks of
+/// hash maps (an `updateMany` of 100 000 documents through the Node runner: 0.91 s with the
+/// fallback, 0.66 s with these).
+#[cfg(target_arch = "wasm32")]
+mod compare {
+    use crate::value::bytes;
+
+    /// SAFETY: as C's `memcmp`: both pointers readable for `n` bytes.
+    #[no_mangle]
+    pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+        if n == 0 {
+            return 0;
+        }
+        // SAFETY: the caller's promise; `n` > 0, so neither pointer is null.
+        let (a, b) = unsafe { (std::slice::from_raw_parts(a, n), std::slice::from_raw_parts(b, n)) };
+        bytes::compare(a, b)
+    }
+
+    /// SAFETY: as C's `bcmp`: both pointers readable for `n` bytes.
+    #[no_mangle]
+    pub unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+        if n == 0 {
+            return 0;
+        }
+        // SAFETY: as in `memcmp`.
+        let (a, b) = unsafe { (std::slice::from_raw_parts(a, n), std::slice::from_raw_parts(b, n)) };
+        i32::from(!bytes::equal(a, b))
+    }
+}
+
 fn js_now() -> i64 {
     js_sys::Date::now() as i64
 }

@@ -2,6 +2,7 @@
 //! promote, how dotted paths reach into documents and arrays, and how values print inside error
 //! messages ([`display`]).
 
+pub mod bytes;
 pub mod compare;
 pub mod decimal_math;
 pub mod display;
