@@ -2,8 +2,6 @@
 //! stored as its BSON bytes (a [`Record`]; readers decode what they need), and its indexes,
 //! `_id_` first: `_id` lookups and checks go through the `_id_` index (no second map of `_id`s). Writes check everything first and change nothing when a check fails.
 
-use std::collections::BTreeMap;
-
 use bson::{Bson, Document, RawDocument};
 
 use crate::env::Env;
@@ -89,6 +87,13 @@ impl Record {
     }
 }
 
+/// An empty document, for a reader that needs one and must not build it per document (a
+/// `Document` starts with a hasher whose keys are made when it is built).
+fn empty_document() -> &'static Document {
+    static EMPTY: std::sync::OnceLock<Document> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(Document::new)
+}
+
 /// A stored document that does not decode (it cannot happen for bytes the engine wrote; an
 /// error all the same, never a panic).
 fn stored_bson_error(e: bson::error::Error) -> Error {
@@ -105,7 +110,7 @@ pub struct Collection {
     pub options: Document,
     /// A UUID for `listCollections` (fixed when the collection is created).
     pub uuid: [u8; 16],
-    records: BTreeMap<u64, Record>,
+    records: super::records::Records,
     next_rid: u64,
     /// Every index including `_id_` (first), in creation order.
     pub indexes: Vec<Index>,
@@ -144,7 +149,7 @@ impl Collection {
             ns: format!("{db}.{name}"),
             options,
             uuid,
-            records: BTreeMap::new(),
+            records: super::records::Records::new(),
             next_rid: 1,
             indexes: if timeseries { Vec::new() } else { vec![Index::id_index()] },
             data_size: 0,
@@ -185,7 +190,7 @@ impl Collection {
         }
         let mut live = Vec::with_capacity(j.prior.len());
         for (rid, _) in &j.prior {
-            let rec = self.records.remove(rid);
+            let rec = self.records.remove(*rid);
             if let Some(r) = &rec {
                 self.data_size -= r.size();
                 if let Ok(doc) = r.doc() {
@@ -215,7 +220,7 @@ impl Collection {
     fn note(&mut self, rid: u64) {
         if let Some(j) = &mut self.journal {
             if j.seen.insert(rid) {
-                j.prior.push((rid, self.records.get(&rid).cloned()));
+                j.prior.push((rid, self.records.get(rid).cloned()));
             }
         }
     }
@@ -239,16 +244,16 @@ impl Collection {
 
     /// Documents in natural order with their record ids.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (u64, &Record)> {
-        self.records.iter().map(|(k, v)| (*k, v))
+        self.records.iter()
     }
 
     /// Every document, decoded, in natural order.
     pub fn documents(&self) -> Result<Vec<Document>> {
-        self.records.values().map(Record::doc).collect()
+        self.records.iter().map(|(_, r)| r.doc()).collect()
     }
 
     pub fn get(&self, rid: u64) -> Option<&Record> {
-        self.records.get(&rid)
+        self.records.get(rid)
     }
 
     /// The `_id_` index (none in time series collections and views).
@@ -270,7 +275,7 @@ impl Collection {
     pub fn rid_by_id(&self, id: &Bson) -> Option<u64> {
         match self.id_index() {
             Some(ix) => ix.entries().first_rid(&ix.key_of_values([id])),
-            None => self.records.iter().find(|(_, r)| r.stored_id().is_some_and(|v| value::equal(&v, id))).map(|(k, _)| *k),
+            None => self.records.iter().find(|(_, r)| r.stored_id().is_some_and(|v| value::equal(&v, id))).map(|(k, _)| k),
         }
     }
 
@@ -422,7 +427,7 @@ impl Collection {
     /// Replaces record `rid` with `doc` after the checks (the record keeps its place).
     pub fn replace(&mut self, rid: u64, doc: Document) -> Result<()> {
         self.check_write(&doc, rid)?;
-        let Some(old) = self.records.get(&rid) else { return Ok(()) };
+        let Some(old) = self.records.get(rid) else { return Ok(()) };
         let (old_doc, old_size) = (old.doc()?, old.size());
         let rec = Record::encode(&doc)?;
         self.note(rid);
@@ -460,7 +465,7 @@ impl Collection {
         save: impl FnOnce(&Document) -> Undo,
         change: impl FnOnce(&mut Document, &Undo) -> Result<Option<usize>>,
     ) -> Result<Option<usize>> {
-        let Some(rec) = self.records.get(&rid) else { return Ok(None) };
+        let Some(rec) = self.records.get(rid) else { return Ok(None) };
         // A field whose name starts with `$` is checked against its neighbours (a DBRef's
         // `$ref`, `$id`, `$db`): such an update sees the whole document.
         let fields = fields.filter(|f| !f.iter().any(|n| n.starts_with('$')));
@@ -490,7 +495,7 @@ impl Collection {
                 };
                 let touched = fields.unwrap_or_default();
                 affected.extend(self.indexes.iter().map(|ix| ix.may_change(|f| touched.contains(&f))));
-                (Document::new(), None, Some(bytes))
+                (None, None, Some(bytes))
             }
             None => {
                 let doc = match fields {
@@ -499,7 +504,7 @@ impl Collection {
                 };
                 let undo = save(&doc);
                 affected.extend(self.indexes.iter().map(|ix| ix.may_change(|f| undo.touches(f))));
-                (doc, Some(undo), None)
+                (Some(doc), Some(undo), None)
             }
         };
         // The affected indexes' old keys: read from the stored bytes (one key, no key documents)
@@ -509,7 +514,7 @@ impl Collection {
             old_keys.begin();
             if *a && !old_keys.push_raw(ix, raw) {
                 let full = match (partial, &old_full) {
-                    (false, _) => &doc,
+                    (false, _) => doc.as_ref().unwrap_or_else(|| empty_document()),
                     (true, Some(d)) => d,
                     (true, None) => old_full.insert(rec.doc()?),
                 };
@@ -523,21 +528,22 @@ impl Collection {
             (Some(bytes), _) => Record { bytes: bytes.into_boxed_slice() },
             (None, None) => return Err(Error::new(ErrorKind::InternalError, "update: no undo point")),
             (None, Some(undo)) => {
-                let Some(new_size) = change(&mut doc, &undo)? else {
+                let Some(doc) = doc.as_mut() else { return Err(Error::new(ErrorKind::InternalError, "update: no document")) };
+                let Some(new_size) = change(doc, &undo)? else {
                     if let Some(m) = moves {
                         m.scratch = Scratch { old_keys, new_keys, affected, general };
                     }
                     return Ok(None);
                 };
                 if partial {
-                    let bytes = super::wire::splice_fields(raw, &doc, &keep, new_size)?;
+                    let bytes = super::wire::splice_fields(raw, doc, &keep, new_size)?;
                     debug_assert_eq!(bytes.len(), new_size, "incremental size after an in-place update");
                     if bytes.len() != new_size {
                         return Err(Error::new(ErrorKind::InternalError, "update: the size of an updated document was miscounted"));
                     }
                     Record { bytes: bytes.into_boxed_slice() }
                 } else {
-                    let rec = Record::encode_sized(&doc, new_size)?;
+                    let rec = Record::encode_sized(doc, new_size)?;
                     debug_assert_eq!(rec.size(), new_size, "incremental size after an in-place update");
                     rec
                 }
@@ -551,7 +557,7 @@ impl Collection {
             general.push(*a && !new_keys.push_raw(ix, new_raw));
         }
         let full: Option<Document> = if partial && general.iter().any(|g| *g) { Some(rec.doc()?) } else { None };
-        let new_doc = full.as_ref().unwrap_or(&doc);
+        let new_doc = full.as_ref().or(doc.as_ref()).unwrap_or_else(|| empty_document());
         self.check_update(new_doc, &rec, partial && full.is_none(), rid, id_touched, &affected, &general, &new_keys)?;
         let size = rec.size();
         self.note(rid);
@@ -663,7 +669,7 @@ impl Collection {
 
     /// Removes record `rid`, returning its document (`None` when there is no such record).
     pub fn remove(&mut self, rid: u64) -> Result<Option<Document>> {
-        let Some(old) = self.records.get(&rid) else { return Ok(None) };
+        let Some(old) = self.records.get(rid) else { return Ok(None) };
         let doc = old.doc()?;
         self.remove_record(rid)?;
         Ok(Some(doc))
@@ -674,7 +680,7 @@ impl Collection {
     /// [`Collection::insert_bytes`]); the document is decoded only for an index that needs the
     /// general key generator. Fails (changing nothing) only on a record that does not decode.
     pub fn remove_record(&mut self, rid: u64) -> Result<Option<Record>> {
-        let Some(old) = self.records.get(&rid) else { return Ok(None) };
+        let Some(old) = self.records.get(rid) else { return Ok(None) };
         let raw = old.raw()?;
         let mut buf: Vec<u8> = Vec::with_capacity(32 * self.indexes.len());
         let mut ends: Vec<Option<usize>> = Vec::with_capacity(self.indexes.len());
@@ -687,7 +693,7 @@ impl Collection {
         }
         let doc = if ends.len() < self.indexes.len() { Some(old.doc()?) } else { None };
         self.note(rid);
-        let Some(rec) = self.records.remove(&rid) else { return Ok(None) };
+        let Some(rec) = self.records.remove(rid) else { return Ok(None) };
         self.data_size -= rec.size();
         match doc {
             Some(doc) => self.index_remove(&doc, rid),
@@ -716,7 +722,7 @@ impl Collection {
         if self.journal.is_some() {
             let mut n = 0;
             for rid in rids {
-                if let Some(rec) = self.records.get(rid) {
+                if let Some(rec) = self.records.get(*rid) {
                     each(rec)?;
                 }
                 n += usize::from(self.remove_record(*rid)?.is_some());
@@ -763,15 +769,15 @@ impl Collection {
             let (first, last) = (rids[0], rids[rids.len() - 1]);
             let mut want = rids.iter().peekable();
             for (rid, rec) in self.records.range(first..=last) {
-                while want.next_if(|w| **w < *rid).is_some() {}
-                if want.next_if_eq(&rid).is_some() {
-                    visit(*rid, rec, &mut targets)?;
+                while want.next_if(|w| **w < rid).is_some() {}
+                if want.next_if_eq(&&rid).is_some() {
+                    visit(rid, rec, &mut targets)?;
                 }
             }
         } else {
             let mut seen = std::collections::HashSet::new();
             for &rid in rids {
-                let Some(rec) = self.records.get(&rid) else { continue };
+                let Some(rec) = self.records.get(rid) else { continue };
                 if !ascending && !seen.insert(rid) {
                     continue;
                 }
@@ -782,22 +788,19 @@ impl Collection {
         if dense {
             let mut gone = targets.iter().peekable();
             let mut freed = 0;
-            self.records = std::mem::take(&mut self.records)
-                .into_iter()
-                .filter(|(rid, rec)| {
-                    while gone.next_if(|g| **g < *rid).is_some() {}
-                    if gone.next_if_eq(&rid).is_some() {
-                        freed += rec.size();
-                        n += 1;
-                        return false;
-                    }
-                    true
-                })
-                .collect();
+            self.records.retain(|rid, rec| {
+                while gone.next_if(|g| **g < rid).is_some() {}
+                if gone.next_if_eq(&&rid).is_some() {
+                    freed += rec.size();
+                    n += 1;
+                    return false;
+                }
+                true
+            });
             self.data_size -= freed;
         } else {
             for rid in &targets {
-                if let Some(rec) = self.records.remove(rid) {
+                if let Some(rec) = self.records.remove(*rid) {
                     self.data_size -= rec.size();
                     n += 1;
                 }
@@ -813,7 +816,7 @@ impl Collection {
     /// Removes every document (indexes stay).
     pub fn clear(&mut self) {
         if self.journal.is_some() {
-            let rids: Vec<u64> = self.records.keys().copied().collect();
+            let rids: Vec<u64> = self.records.iter().map(|(rid, _)| rid).collect();
             for rid in rids {
                 self.note(rid);
             }
@@ -835,7 +838,7 @@ impl Collection {
         let fields: Vec<String> = index.key.keys().map(|f| f.split('.').next().unwrap_or(f).to_string()).collect();
         let keep = move |name: &str| all || fields.iter().any(|f| f == name);
         let decode = |raw: &RawDocument| value::raw::decode_fields(raw, &keep).map_err(stored_bson_error);
-        index.bulk_load_stored(&self.ns, self.records.iter().map(|(rid, r)| r.raw().map(|raw| (*rid, raw))), decode)?;
+        index.bulk_load_stored(&self.ns, self.records.iter().map(|(rid, r)| r.raw().map(|raw| (rid, raw))), decode)?;
         self.indexes.push(index);
         Ok(())
     }
@@ -873,11 +876,11 @@ impl Collection {
     /// and the next record id put back. Cost: the appended records, not the collection.
     pub(crate) fn truncate_to(&mut self, mark: AppendMark) {
         self.indexes.truncate(mark.indexes);
-        let appended: Vec<u64> = self.records.range(mark.next_rid..).map(|(rid, _)| *rid).collect();
+        let appended: Vec<u64> = self.records.range(mark.next_rid..).map(|(rid, _)| rid).collect();
         for rid in appended {
             if self.remove(rid).is_err() {
                 // A record that does not decode (it cannot happen for bytes the engine wrote).
-                if let Some(r) = self.records.remove(&rid) {
+                if let Some(r) = self.records.remove(rid) {
                     self.data_size -= r.size();
                 }
             }

@@ -17,6 +17,7 @@ pub mod keystring;
 pub mod keytree;
 mod exec;
 mod planner;
+mod records;
 mod report;
 mod snapshot;
 pub mod storage;
