@@ -2,7 +2,7 @@
 //! by `localField` / `foreignField` (equality with the query's array semantics; a missing local
 //! value matches null or missing foreign values), by a `pipeline` with `let` variables, or both.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use bson::{Bson, Document};
@@ -205,13 +205,20 @@ pub(crate) fn equality_index(docs: &[Document], path: &str) -> HashMap<Vec<u8>, 
     index
 }
 
-/// The documents whose indexed values equal one of `values`, in natural order.
-pub(crate) fn probe(index: &HashMap<Vec<u8>, Vec<usize>>, values: &[&Bson]) -> BTreeSet<usize> {
-    let mut hits = BTreeSet::new();
+/// The documents whose indexed values equal one of `values`, in natural order, each once. (Each
+/// value's list is in natural order already: one value, the usual case, needs no sort.)
+pub(crate) fn probe(index: &HashMap<Vec<u8>, Vec<usize>>, values: &[&Bson]) -> Vec<usize> {
+    let mut hits = Vec::new();
+    let mut lists = 0;
     for v in values {
         if let Some(ix) = index.get(&hash_key(v)) {
-            hits.extend(ix.iter().copied());
+            hits.extend_from_slice(ix);
+            lists += 1;
         }
+    }
+    if lists > 1 {
+        hits.sort_unstable();
+        hits.dedup();
     }
     hits
 }
