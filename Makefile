@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup setup-site serve test script dist restage bench test-engine test-runtime test-lessons test-ui test-browser build/engine web-assets stage-web
+.PHONY: build/named setup setup-site serve test script dist restage bench test-engine test-runtime test-lessons test-ui test-browser build/engine web-assets stage-web
 
 # Installs whatever is missing (wasm32 target, trunk, wasm-bindgen-cli, npm packages, and Debian's
 # Chromium, Firefox ESR and WebKitGTK for the browser tests); quick when everything is present.
@@ -48,6 +48,13 @@ build/engine/engine_bg.wasm: $(ENGINE_SRC) | node_modules/.package-lock.json $(T
 	wasm-bindgen --target no-modules --no-typescript --out-dir build/engine --out-name engine $(ENGINE_WASM)
 	node_modules/.bin/wasm-opt -Oz $(WASM_FEATURES) -o build/engine/engine_bg.wasm build/engine/engine_bg.wasm
 	@touch build/engine/engine_bg.wasm
+
+# The same engine with its function names kept (a larger file, for profiles only: node
+# tools/bench-scale.mjs --build=build/named names the engine's functions where time went).
+build/named: build/engine/engine_bg.wasm build/runtime.js $(TZ_DATA)
+	wasm-bindgen --keep-debug --target no-modules --no-typescript --out-dir build/named/engine --out-name engine $(ENGINE_WASM)
+	node_modules/.bin/wasm-opt -Oz -g $(WASM_FEATURES) -o build/named/engine/engine_bg.wasm build/named/engine/engine_bg.wasm
+	mkdir -p build/named/tz && cp $(TZ_DATA) build/named/tz/ && cp build/runtime.js build/named/
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund

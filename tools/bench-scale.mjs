@@ -14,8 +14,12 @@
 //   --no-mingo   sizes at which mingo is not run (default 1 000 000: the ratio target is at
 //                100 000)
 //   --insert-only  only the insertMany row (the memory figure is then that of the insert)
+//   --build=DIR  the build to run (default build/); `make build/named` writes one whose engine
+//                keeps its function names, so that the profiles of missed targets name the
+//                engine's functions too
 import vm from 'node:vm';
 import fs from 'node:fs';
+import path from 'node:path';
 import inspector from 'node:inspector';
 import { createShellContext, runFile, formatUncaught } from './run-script.mjs';
 import { createMingoDb } from '../bench/mingo-adapter.mjs';
@@ -127,7 +131,7 @@ let bundleNames = null;
 function originalName(min) {
   if (!bundleNames) {
     bundleNames = new Map();
-    const text = fs.readFileSync(new URL('../build/runtime.js', import.meta.url), 'utf8');
+    const text = fs.readFileSync(buildDir ? path.join(buildDir, 'runtime.js') : new URL('../build/runtime.js', import.meta.url), 'utf8');
     for (const m of text.matchAll(/[(,]([A-Za-z_$][\w$]*),"([^"]+)"\)/g)) if (!bundleNames.has(m[1])) bundleNames.set(m[1], m[2]);
   }
   return bundleNames.get(min) ?? min;
@@ -160,12 +164,22 @@ function breakdown(profile, span) {
     else cat = 'other';
     total += t;
     cats.set(cat, (cats.get(cat) ?? 0) + t);
-    if (cat !== 'engine (WebAssembly)') {
+    if (cat !== 'engine (WebAssembly)' || !name.startsWith('wasm-function')) {
       const key = `${cat === 'runtime.js (mongosh runtime and js-bson)' ? originalName(name) : name} (${cat})`;
       fns.set(key, (fns.get(key) ?? 0) + t);
     }
   }
   return { total, cats: [...cats].sort((a, b) => b[1] - a[1]), fns: [...fns].sort((a, b) => b[1] - a[1]).slice(0, 8) };
+}
+
+/** A Rust function's name without its crate hashes and generic arguments. */
+function shortName(name) {
+  let out = name.replace(/^pattern_playground\.wasm\./, '').replace(/\[[0-9a-f]{16}\]|::h[0-9a-f]{16}$/g, '');
+  for (let prev = ''; prev !== out; ) {
+    prev = out;
+    out = out.replace(/(\w)<[^<>]*>/g, '$1');
+  }
+  return out.replace(/<([^<>]*?) as [^<>]*>/g, '$1').replace(/^pattern_playground::/, '');
 }
 
 /** The profile of a missed time target (`seconds` measured, `limit` the target), and what
@@ -175,7 +189,9 @@ function explain(what, seconds, limit, run) {
   const b = breakdown(run.profile, run.span);
   const pct = (t) => `${(100 * t / b.total).toFixed(0)}%`;
   const cats = b.cats.filter(([, t]) => t >= 0.01).map(([c, t]) => `${c} ${fmt(t)} s (${pct(t)})`).join(', ');
-  const fns = b.fns.filter(([f, t]) => t >= 0.01 && !f.startsWith('(garbage')).slice(0, 5).map(([f, t]) => `${f.replace(/ \(.*\)$/, '')} ${fmt(t)} s`).join(', ');
+  const fns = b.fns.filter(([f, t]) => t >= 0.01 && !f.startsWith('(garbage') && !f.endsWith('(engine (WebAssembly))')).slice(0, 5).map(([f, t]) => `${f.replace(/ \(.*\)$/, '')} ${fmt(t)} s`).join(', ');
+  // (only a build with names, --build=build/named, has these)
+  const wasmFns = b.fns.filter(([f, t]) => t >= 0.005 && f.endsWith('(engine (WebAssembly))')).slice(0, 6).map(([f, t]) => `${shortName(f.replace(/ \(engine \(WebAssembly\)\)$/, ''))} ${fmt(t)} s`).join(', ');
   const engine = b.cats.find(([c]) => c.startsWith('engine'))?.[1] ?? 0;
   const gc = b.cats.find(([c]) => c === 'garbage collector')?.[1] ?? 0;
   const big = engine >= b.total / 2
@@ -185,12 +201,15 @@ function explain(what, seconds, limit, run) {
       : `the JavaScript side (${fmt(b.total - engine)} s)`;
   return `\nProfile of ${what}: ${fmt(seconds)} s measured, target ${fmt(limit)} s; sampled: ${cats}\n` +
     (fns ? `  most self time outside the engine: ${fns}\n` : '') +
+    (wasmFns ? `  most self time in the engine: ${wasmFns}\n` : '') +
     `  to close it: ${fmt(seconds - limit)} s must go; the largest part is ${big}.\n`;
 }
 
+let buildDir;
+
 function oursAt(n) {
   const printed = [];
-  const { context } = createShellContext({ onOutput: (_s, text) => printed.push(text) });
+  const { context } = createShellContext({ buildDir, onOutput: (_s, text) => printed.push(text) });
   const times = new Map();
   const spans = new Map();
   context.measure = cpuMeasure(times, spans);
@@ -247,6 +266,7 @@ async function main(argv) {
   for (const a of argv) {
     if (a === '--insert-only') insertOnly = true;
     if (a.startsWith('--sizes=')) sizes = a.slice(8).split(',').map(Number);
+    if (a.startsWith('--build=')) buildDir = path.resolve(a.slice(8));
     if (a.startsWith('--no-mingo=')) noMingo = new Set(a.slice(11).split(',').map(Number));
   }
   const ours = [];
