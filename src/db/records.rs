@@ -2,8 +2,9 @@
 //! reused, so the ids in use are mostly a run with few gaps: such a run is kept as one array of
 //! slots indexed by `rid - first` (a lookup is an index, a scan walks memory in order), which
 //! gives way to an ordered map when deletes leave it mostly empty (fewer than a quarter of the
-//! slots used), so the memory held follows the records, never the ids once used. The map turns
-//! back into an array once the ids in use fill half their span again.
+//! slots used), so the memory held follows the records, never the ids once used (the array's
+//! room shrinks too as its ends empty out). The map turns back into an array once the ids in
+//! use fill half their span again.
 
 use std::collections::{btree_map, BTreeMap, VecDeque};
 use std::ops::{Bound, RangeBounds};
@@ -103,6 +104,10 @@ impl Records {
                 }
                 while slots.back().is_some_and(Option::is_none) {
                     slots.pop_back();
+                }
+                // Trimmed down to a quarter of what the array had room for: the room goes too.
+                if slots.capacity() > 4 * slots.len().max(SMALL) {
+                    slots.shrink_to(2 * slots.len());
                 }
                 old
             }
@@ -318,5 +323,19 @@ mod tests {
             d.remove(rid);
         }
         assert!(matches!(&d.store, Store::Dense { first: 91, slots } if slots.len() == 10));
+    }
+
+    #[test]
+    fn records_removed_from_one_end_give_their_room_back() {
+        let mut r = Records::new();
+        for rid in 1..=10_000 {
+            r.insert(rid, rec(rid));
+        }
+        for rid in 1..=9_990 {
+            r.remove(rid);
+        }
+        let Store::Dense { first: 9_991, slots } = &r.store else { panic!("an array from 9 991") };
+        assert!(slots.capacity() <= 4 * SMALL, "{} slots of room for 10 records", slots.capacity());
+        assert_eq!(ids(r.iter()), (9_991..=10_000).collect::<Vec<_>>());
     }
 }
