@@ -312,26 +312,130 @@ pub struct StoredForm {
 /// [`StoredForm`] tells. A write that stores documents can keep bytes whose form is `same` as
 /// they are, and must decode and encode the others. One walk, for the insert path: it also
 /// gives the nesting depths that the command and storage limits are checked against.
+///
+/// The walk is by the elements' sizes ([`Elements`]), with every check the crate's reader makes
+/// (names and strings UTF-8 and terminated, embedded documents terminated, booleans 0 or 1);
+/// bytes it does not take (values of the rare kinds, or bytes that do not read) are walked again
+/// by the crate's reader, which says why they fail.
 pub fn check_stored_form(raw: &RawDocument, max_depth: usize) -> Result<StoredForm, bson::error::Error> {
+    let mut form = StoredForm { same: true, depth: 0, filled_depth: 0 };
+    if walk_doc(raw.as_bytes(), 0, max_depth, &mut form).is_some() {
+        return Ok(form);
+    }
+    check_stored_form_by_crate(raw, max_depth)
+}
+
+/// [`check_stored_form`] through the crate's reader.
+fn check_stored_form_by_crate(raw: &RawDocument, max_depth: usize) -> Result<StoredForm, bson::error::Error> {
     let mut form = StoredForm { same: true, depth: 0, filled_depth: 0 };
     check_doc(raw, 0, max_depth, &mut form)?;
     Ok(form)
 }
 
-fn check_doc(raw: &RawDocument, level: usize, max: usize, form: &mut StoredForm) -> Result<(), bson::error::Error> {
-    // Names on the stack for the usual small document.
-    let mut few: [&str; 16] = [""; 16];
-    let mut many: Vec<&str> = Vec::new();
+/// [`check_doc`] on bytes already known to hold a document's length and to end in 0 (`None`:
+/// not taken, see [`check_stored_form`]).
+fn walk_doc(b: &[u8], level: usize, max: usize, form: &mut StoredForm) -> Option<()> {
+    let mut few: [&[u8]; 16] = [&[]; 16];
+    let mut many: Vec<&[u8]> = Vec::new();
     let mut n = 0;
-    for item in raw {
-        let (k, v) = item?;
+    for el in Elements::new(b) {
+        let el = el?;
+        let name = utf8(el.name)?;
         if n < few.len() {
-            few[n] = k.as_str();
+            few[n] = name;
         } else {
             if many.is_empty() {
                 many.extend_from_slice(&few);
             }
-            many.push(k.as_str());
+            many.push(name);
+        }
+        n += 1;
+        walk_value(el.kind, b.get(el.value..el.end)?, level + 1, max, form)?;
+    }
+    let dup = if many.is_empty() { has_duplicate(&mut few[..n]) } else { has_duplicate(&mut many) };
+    if dup {
+        form.same = false;
+    }
+    Some(())
+}
+
+/// [`check_value`] of a value's bytes `v` of type `kind`, as [`Elements`] sized them.
+fn walk_value(kind: u8, v: &[u8], depth: usize, max: usize, form: &mut StoredForm) -> Option<()> {
+    match kind {
+        0x03 | 0x04 => {
+            // The size is the declared length (at least 5): the crate also wants the last byte 0.
+            if v.last() != Some(&0) {
+                return None;
+            }
+            form.depth = form.depth.max(depth);
+            if v.len() > 5 {
+                form.filled_depth = form.filled_depth.max(depth);
+            }
+            if depth > max {
+                form.same = false;
+                return Some(());
+            }
+            if kind == 0x03 {
+                return walk_doc(v, depth, max, form);
+            }
+            for (i, el) in Elements::new(v).enumerate() {
+                let el = el?;
+                if !is_index(utf8(el.name)?, i) {
+                    form.same = false;
+                }
+                walk_value(el.kind, v.get(el.value..el.end)?, depth + 1, max, form)?;
+            }
+            Some(())
+        }
+        // Strings, code and symbols: the length counts the terminating 0.
+        0x02 | 0x0D | 0x0E => {
+            let (last, s) = v.get(4..)?.split_last()?;
+            (*last == 0).then_some(())?;
+            utf8(s).map(|_| ())
+        }
+        0x08 => (v.first()? <= &1).then_some(()),
+        0x01 | 0x06 | 0x07 | 0x09 | 0x0A | 0x10 | 0x11 | 0x12 | 0x13 | 0x7F | 0xFF => Some(()),
+        _ => None,
+    }
+}
+
+/// The elements of an array's bytes read as documents, in order: `None` for one that is not a
+/// document or does not read (as the crate's reader checks them; the documents' own elements are
+/// left to their reader). For a command's list of many documents, walked without the crate's
+/// per-element checks of each value's bytes.
+pub fn array_documents(a: &bson::RawArray) -> impl Iterator<Item = Option<&RawDocument>> {
+    let b = a.as_bytes();
+    Elements::new(b).map(move |el| {
+        let el = el?;
+        utf8(el.name)?;
+        (el.kind == 0x03).then_some(())?;
+        RawDocument::from_bytes(b.get(el.value..el.end)?).ok()
+    })
+}
+
+/// Bytes that are UTF-8 (ASCII, the usual case, checked without a call).
+fn utf8(s: &[u8]) -> Option<&[u8]> {
+    if s.iter().all(|c| *c < 0x80) || std::str::from_utf8(s).is_ok() {
+        Some(s)
+    } else {
+        None
+    }
+}
+
+fn check_doc(raw: &RawDocument, level: usize, max: usize, form: &mut StoredForm) -> Result<(), bson::error::Error> {
+    // Names on the stack for the usual small document.
+    let mut few: [&[u8]; 16] = [&[]; 16];
+    let mut many: Vec<&[u8]> = Vec::new();
+    let mut n = 0;
+    for item in raw {
+        let (k, v) = item?;
+        if n < few.len() {
+            few[n] = k.as_str().as_bytes();
+        } else {
+            if many.is_empty() {
+                many.extend_from_slice(&few);
+            }
+            many.push(k.as_str().as_bytes());
         }
         n += 1;
         check_value(v, level + 1, max, form)?;
@@ -366,7 +470,7 @@ fn check_value(v: RawBsonRef<'_>, depth: usize, max: usize, form: &mut StoredFor
                     let mut i = 0usize;
                     for el in a.iter_elements() {
                         let el = el?;
-                        if !is_index(el.key().as_str(), i) {
+                        if !is_index(el.key().as_str().as_bytes(), i) {
                             form.same = false;
                         }
                         check_value(el.value()?, depth + 1, max, form)?;
@@ -387,7 +491,7 @@ fn check_value(v: RawBsonRef<'_>, depth: usize, max: usize, form: &mut StoredFor
 }
 
 /// Whether `k` is the decimal index `i` (an array element's name as the encoder writes it).
-fn is_index(k: &str, i: usize) -> bool {
+fn is_index(k: &[u8], i: usize) -> bool {
     let mut buf = [0u8; 20];
     let mut n = i;
     let mut at = buf.len();
@@ -399,11 +503,11 @@ fn is_index(k: &str, i: usize) -> bool {
             break;
         }
     }
-    k.as_bytes() == &buf[at..]
+    k == &buf[at..]
 }
 
 /// Whether a name occurs twice (`keys` is reordered).
-fn has_duplicate(keys: &mut [&str]) -> bool {
+fn has_duplicate(keys: &mut [&[u8]]) -> bool {
     if keys.len() <= 12 {
         return keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k));
     }
@@ -480,5 +584,83 @@ mod tests {
             let want: bson::Document = all.iter().filter(|(k, _)| keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
             assert_eq!(super::decode_fields(raw, keep).expect("decodes"), want);
         }
+    }
+
+    /// A document of every common kind of value (and a binary one when `rare`), nested in
+    /// documents and arrays, with a name twice, an array's elements named out of order, a
+    /// non-ASCII name and string: as bytes.
+    fn every_kind(rare: bool) -> Vec<u8> {
+        let mut d = bson::Document::new();
+        d.insert("s", "é\u{0}x");
+        d.insert("n", doc! {"a": 1, "b": [1, "x", {"c": true}], "ñ": Bson::Null});
+        if rare {
+            d.insert("bin", Binary { subtype: BinarySubtype::Generic, bytes: vec![1, 2] });
+        }
+        d.insert("code", Bson::JavaScriptCode("f()".into()));
+        d.insert("t", Timestamp { time: 5, increment: 9 });
+        d.insert("oid", ObjectId::from_bytes([7; 12]));
+        d.insert("d", DateTime::from_millis(-3));
+        d.insert("dec", "1.25".parse::<Decimal128>().expect("decimal"));
+        d.insert("e", doc! {});
+        d.insert("l", 1i64 << 40);
+        d.insert("f", false);
+        let mut bytes = d.to_vec().expect("encodes");
+        // `{k: 1, k: 2}` and `[x, y]` named "1", "0", appended before the terminator by hand.
+        bytes.pop();
+        bytes.extend_from_slice(&[0x03, b'k', b'2', 0, 19, 0, 0, 0, 0x10, b'k', 0, 1, 0, 0, 0, 0x10, b'k', 0, 2, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&[0x04, b'a', b'2', 0, 19, 0, 0, 0, 0x10, b'1', 0, 1, 0, 0, 0, 0x10, b'0', 0, 2, 0, 0, 0, 0]);
+        bytes.push(0);
+        let len = bytes.len() as i32;
+        bytes[..4].copy_from_slice(&len.to_le_bytes());
+        bytes
+    }
+
+    /// `check_stored_form` (the walk by sizes) answers as the crate's reader does, for the bytes
+    /// of every kind of value and for each of them with one byte changed: the same form, or an
+    /// error where the crate's reader finds one, at every depth limit.
+    #[test]
+    fn stored_form_reads_as_the_crate_does() {
+        let mut checked = 0;
+        for rare in [false, true] {
+            let good = every_kind(rare);
+            let raw = bson::RawDocument::from_bytes(&good).expect("reads");
+            let form = super::check_stored_form(raw, 100).expect("reads");
+            assert_eq!(form, super::StoredForm { same: false, depth: 3, filled_depth: 3 });
+            // The walk by sizes takes the common kinds, leaves the rare ones to the crate.
+            let mut own = super::StoredForm { same: true, depth: 0, filled_depth: 0 };
+            assert_eq!(super::walk_doc(&good, 0, 100, &mut own).map(|()| own), (!rare).then_some(form));
+            for at in 4..good.len() {
+                for x in [0u8, 1, 2, 3, 4, 5, 8, 0x0B, 0x13, 0x7F, 0x80, 0xC3, 0xFF, good[at].wrapping_add(1), good[at].wrapping_sub(1)] {
+                    let mut b = good.clone();
+                    b[at] = x;
+                    let Ok(raw) = bson::RawDocument::from_bytes(&b) else { continue };
+                    for max in [0, 1, 2, 100] {
+                        let fast = super::check_stored_form(raw, max);
+                        let crate_ = super::check_stored_form_by_crate(raw, max);
+                        assert_eq!(fast.as_ref().ok(), crate_.as_ref().ok(), "byte {at} set to {x}, depth limit {max}");
+                        checked += usize::from(fast.is_ok());
+                    }
+                    // The same bytes as one element of a list of documents.
+                    let list = doc! {"l": [{"a": 1}, {}]};
+                    let mut lb = list.to_vec().expect("encodes");
+                    let mut el = vec![0x03, b'2', 0];
+                    el.extend_from_slice(&b);
+                    let arr_len = i32::from_le_bytes(lb[7..11].try_into().expect("4 bytes")) + el.len() as i32;
+                    lb[7..11].copy_from_slice(&arr_len.to_le_bytes());
+                    let end = lb.len() - 2;
+                    lb.splice(end..end, el);
+                    let len = lb.len() as i32;
+                    lb[..4].copy_from_slice(&len.to_le_bytes());
+                    let Ok(list) = bson::RawDocument::from_bytes(&lb) else { continue };
+                    let Ok(Some(bson::RawBsonRef::Array(a))) = list.get("l") else { panic!("a list") };
+                    let ours: Vec<Option<&[u8]>> = super::array_documents(a).map(|d| d.map(|d| d.as_bytes())).collect();
+                    let theirs: Vec<Option<&[u8]>> =
+                        a.into_iter().map(|v| v.ok().and_then(|v| v.as_document()).map(|d| d.as_bytes())).collect();
+                    assert_eq!(ours, theirs, "byte {at} set to {x}, in a list");
+                }
+            }
+        }
+        // Most changes still read (names, values): the comparison was not only of errors.
+        assert!(checked > 1000, "{checked}");
     }
 }

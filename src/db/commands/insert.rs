@@ -68,8 +68,8 @@ pub(crate) fn split_raw(raw: &RawDocument) -> Option<(Document, Vec<Option<RawDo
     }
     let max = crate::value::MAX_NESTING;
     let mut docs = Vec::new();
-    for v in list? {
-        let d = v.ok()?.as_document()?;
+    for d in crate::value::raw::array_documents(list?) {
+        let d = d?;
         let form = crate::value::raw::check_stored_form(d, max).ok()?;
         // The command's nesting limit (the document's fields are two levels down in it): a
         // command past it is refused before it runs, by the caller.
