@@ -3,7 +3,7 @@
 //! `as`; `maxDepth` bounds the search, `depthField` records each document's depth (int64),
 //! `restrictSearchWithMatch` filters the documents the search may reach.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use bson::{Bson, Document};
@@ -100,7 +100,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
 }
 
 impl GraphLookup {
-    fn search(&self, mut doc: Document, foreign: &[Document], index: &HashMap<Vec<u8>, Vec<usize>>, cx: &RunCtx) -> Result<Document> {
+    fn search(&self, mut doc: Document, foreign: &[Document], index: &EqIndex, cx: &RunCtx) -> Result<Document> {
         let start = self.start_with.evaluate(&doc, cx.env)?;
         let mut frontier: Vec<Bson> = match start {
             Some(Bson::Array(a)) => a,
@@ -111,9 +111,10 @@ impl GraphLookup {
         let mut queried: HashSet<Vec<u8>> = HashSet::new();
         let mut found: Vec<(usize, i64)> = Vec::new();
         let mut depth: i64 = 0;
+        let mut key = Vec::new();
         while !frontier.is_empty() && self.max_depth.is_none_or(|m| depth <= m) {
             let values: Vec<&Bson> = frontier.iter().filter(|v| queried.insert(hash_key(v))).collect();
-            let hits = probe(index, &values);
+            let hits = probe(index, &values, &mut key);
             let mut next: Vec<Bson> = Vec::new();
             for i in hits {
                 let Some(fd) = foreign.get(i) else { continue };

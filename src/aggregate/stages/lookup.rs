@@ -12,7 +12,7 @@ use crate::aggregate::util::{absorb_cost, check_field_path, child_env, parse_err
 use crate::aggregate::{DocStream, ParseCtx, Pipeline, RunCtx, Stage, Within};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
-use crate::value::{hash_key, path::matcher_values};
+use crate::value::{hash_key, hash_key_into, path::matcher_values, KeyHasher};
 use crate::value::display;
 
 #[derive(Debug)]
@@ -183,15 +183,15 @@ pub(crate) fn local_values<'a>(doc: &'a Document, path: &str) -> Vec<&'a Bson> {
 }
 
 /// Documents indexed by the values at a path (see [`equality_index`]).
-pub(crate) type EqIndex = HashMap<Vec<u8>, Vec<usize>>;
+pub(crate) type EqIndex = HashMap<Vec<u8>, Vec<usize>, KeyHasher>;
 
 /// The foreign collection and its index, read once per run of a stage.
 pub(crate) type Foreign<'a, I> = Option<(std::borrow::Cow<'a, [Document]>, I)>;
 
 /// An equality index of documents by the values a query predicate on `path` sees (the value,
 /// elements of arrays, null for missing).
-pub(crate) fn equality_index(docs: &[Document], path: &str) -> HashMap<Vec<u8>, Vec<usize>> {
-    let mut index: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+pub(crate) fn equality_index(docs: &[Document], path: &str) -> EqIndex {
+    let mut index = EqIndex::default();
     let null = Bson::Null;
     for (i, d) in docs.iter().enumerate() {
         for mv in matcher_values(d, path) {
@@ -206,12 +206,14 @@ pub(crate) fn equality_index(docs: &[Document], path: &str) -> HashMap<Vec<u8>, 
 }
 
 /// The documents whose indexed values equal one of `values`, in natural order, each once. (Each
-/// value's list is in natural order already: one value, the usual case, needs no sort.)
-pub(crate) fn probe(index: &HashMap<Vec<u8>, Vec<usize>>, values: &[&Bson]) -> Vec<usize> {
+/// value's list is in natural order already: one value, the usual case, needs no sort.) `key` is
+/// scratch room for the values' keys.
+pub(crate) fn probe(index: &EqIndex, values: &[&Bson], key: &mut Vec<u8>) -> Vec<usize> {
     let mut hits = Vec::new();
     let mut lists = 0;
     for v in values {
-        if let Some(ix) = index.get(&hash_key(v)) {
+        hash_key_into(v, key);
+        if let Some(ix) = index.get(key.as_slice()) {
             hits.extend_from_slice(ix);
             lists += 1;
         }
@@ -224,26 +226,20 @@ pub(crate) fn probe(index: &HashMap<Vec<u8>, Vec<usize>>, values: &[&Bson]) -> V
 }
 
 impl Lookup {
-    fn lookup_one(
-        &self,
-        mut doc: Document,
-        foreign: &[Document],
-        index: Option<&HashMap<Vec<u8>, Vec<usize>>>,
-        cx: &RunCtx,
-    ) -> Result<Document> {
-        let matched: Option<Vec<&Document>> = match (&self.join, index) {
+    fn lookup_one(&self, mut doc: Document, foreign: &[Document], index: Option<&EqIndex>, key: &mut Vec<u8>, cx: &RunCtx) -> Result<Document> {
+        let matched: Option<Vec<usize>> = match (&self.join, index) {
             (Some((local, _)), Some(index)) => {
                 let mut values = local_values(&doc, local);
                 if values.is_empty() {
                     values.push(&Bson::Null);
                 }
-                let hits = probe(index, &values);
-                Some(hits.into_iter().filter_map(|i| foreign.get(i)).collect())
+                Some(probe(index, &values, key))
             }
             _ => None,
         };
-        let results: Vec<Document> = match &self.pipeline {
-            None => matched.unwrap_or_default().into_iter().cloned().collect(),
+        let matched = matched.map(|hits| hits.into_iter().filter_map(|i| foreign.get(i)));
+        let results: Vec<Bson> = match &self.pipeline {
+            None => matched.into_iter().flatten().map(|d| Bson::Document(d.clone())).collect(),
             Some(p) => {
                 let mut vars = HashMap::new();
                 for (name, e) in &self.lets {
@@ -252,16 +248,20 @@ impl Lookup {
                 let env = child_env(cx.env, &vars);
                 let sub = RunCtx { catalog: cx.catalog, env: &env };
                 let out = match matched {
-                    Some(m) => p.run_docs(m.into_iter().cloned().collect(), &sub),
+                    Some(m) => p.run_docs(m.cloned().collect(), &sub),
                     None if p.replaces_input() => p.run_docs(Vec::new(), &sub),
                     None => p.run_borrowed(foreign, &sub),
                 };
                 absorb_cost(cx.env, &env);
-                out?
+                out?.into_iter().map(Bson::Document).collect()
             }
         };
-        let parts: Vec<&str> = self.as_path.iter().map(String::as_str).collect();
-        set_path(&mut doc, &parts, Bson::Array(results.into_iter().map(Bson::Document).collect()));
+        match self.as_path.as_slice() {
+            [name] => {
+                doc.insert(name.as_str(), Bson::Array(results));
+            }
+            path => set_path(&mut doc, &path.iter().map(String::as_str).collect::<Vec<_>>(), Bson::Array(results)),
+        }
         Ok(doc)
     }
 }
@@ -273,6 +273,7 @@ impl Stage for Lookup {
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
         let mut state: Foreign<'a, Option<EqIndex>> = None;
+        let mut key = Vec::new();
         Box::new(input.map(move |d| {
             let d = d?;
             let (foreign, index) = state.get_or_insert_with(|| {
@@ -283,7 +284,7 @@ impl Stage for Lookup {
                 let index = self.join.as_ref().map(|(_, ff)| equality_index(&foreign, ff));
                 (foreign, index)
             });
-            self.lookup_one(d, foreign, index.as_ref(), cx)
+            self.lookup_one(d, foreign, index.as_ref(), &mut key, cx)
         }))
     }
 }
