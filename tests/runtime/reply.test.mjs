@@ -143,3 +143,22 @@ test('reply reader: a cursor reply of small documents is read, and damaged bytes
   longer.set(bytes);
   assert.equal(decodeReply(longer), undefined);
 });
+
+test('reply reader: short keys and strings met before are given back only for the same bytes', () => {
+  // Thousands of distinct keys and values of the same few lengths share the reader's 1 024 slots
+  // for strings made before: each must still read as its own bytes, in every order.
+  const r = rng(7);
+  const word = (n) => Array.from({ length: n }, () => String.fromCharCode(33 + Math.floor(r() * 94))).join('');
+  for (let round = 0; round < 3; round++) {
+    const docs = [];
+    for (let i = 0; i < 200; i++) {
+      const d = {};
+      for (let j = 0; j < 20; j++) d[word(1 + (j % 4))] = r() < 0.5 ? word(Math.floor(r() * 26)) : j;
+      docs.push(d);
+    }
+    const bytes = new Uint8Array(BSON.serialize({ cursor: { firstBatch: docs, id: BSON.Long.fromNumber(0), ns: 'test.r' }, ok: 1 }));
+    const got = decodeReply(bytes);
+    assert.notEqual(got, undefined);
+    assert.deepEqual(Buffer.from(BSON.serialize(got)), Buffer.from(bytes), `round ${round}`);
+  }
+});

@@ -55,12 +55,12 @@ class Reader {
       if (type === 0) break;
       // the key: ASCII, or give up
       const keyStart = i;
-      let key = '';
       for (let c = b[i]; c !== 0; c = b[++i]) {
         if (c >= 0x80 || i >= stop) throw GIVE_UP;
-        if (!isArray) key += String.fromCharCode(c);
       }
+      let key;
       if (!isArray) {
+        key = interned(b, keyStart, i);
         if (key === '__proto__') throw GIVE_UP;
         if (dollar !== false && b[keyStart] === 0x24) dollar = DBREF_KEY.test(key);
       }
@@ -128,8 +128,42 @@ class Reader {
   }
 }
 
+/** Short strings met before, by a hash of their bytes: keys repeat in every document of a
+ * reply, and short string values often do; taking the string made before saves building it
+ * again (a character at a time) and the garbage. */
+const SHORT = 24;
+const seen = new Array(1024).fill('');
+
+/** The ASCII bytes `b[from..to)` (none 0) as a string, made once per distinct short string. */
+function interned(b, from, to) {
+  const n = to - from;
+  if (n > SHORT) return fresh(b, from, to);
+  let h = n;
+  for (let k = from; k < to; k++) h = (Math.imul(h, 31) + b[k]) | 0;
+  const slot = h & 1023;
+  const s = seen[slot];
+  if (s.length === n) {
+    let k = 0;
+    while (k < n && s.charCodeAt(k) === b[from + k]) k++;
+    if (k === n) return s;
+  }
+  const made = fresh(b, from, to);
+  seen[slot] = made;
+  return made;
+}
+
+function fresh(b, from, to) {
+  let s = '';
+  for (let k = from; k < to; k++) s += String.fromCharCode(b[k]);
+  return s;
+}
+
 /** A string value: ASCII, or give up (js-bson decodes UTF-8 its own way, with its checks). */
 function asciiString(b, from, to) {
+  if (to - from <= SHORT) {
+    for (let k = from; k < to; k++) if (b[k] >= 0x80 || b[k] === 0) throw GIVE_UP;
+    return interned(b, from, to);
+  }
   if (to - from > 64) {
     for (let k = from; k < to; k++) if (b[k] >= 0x80 || b[k] === 0) throw GIVE_UP;
     let s = '';
