@@ -307,6 +307,22 @@ pub struct StoredForm {
     pub filled_depth: usize,
 }
 
+impl StoredForm {
+    /// Notes an embedded document or array of `len` bytes at `depth`: false past `max` (its
+    /// bytes are then not walked, and not kept as they are).
+    fn enter(&mut self, len: usize, depth: usize, max: usize) -> bool {
+        self.depth = self.depth.max(depth);
+        if len > 5 {
+            self.filled_depth = self.filled_depth.max(depth);
+        }
+        if depth > max {
+            self.same = false;
+            return false;
+        }
+        true
+    }
+}
+
 /// Checks a document's bytes as [`decode`] reads them, without building anything: `Err` when
 /// decoding would fail (`Ok` past `max_depth` says nothing of the bytes below it), else what
 /// [`StoredForm`] tells. A write that stores documents can keep bytes whose form is `same` as
@@ -367,12 +383,7 @@ fn walk_value(kind: u8, v: &[u8], depth: usize, max: usize, form: &mut StoredFor
             if v.last() != Some(&0) {
                 return None;
             }
-            form.depth = form.depth.max(depth);
-            if v.len() > 5 {
-                form.filled_depth = form.filled_depth.max(depth);
-            }
-            if depth > max {
-                form.same = false;
+            if !form.enter(v.len(), depth, max) {
                 return Some(());
             }
             if kind == 0x03 {
@@ -456,12 +467,7 @@ fn check_value(v: RawBsonRef<'_>, depth: usize, max: usize, form: &mut StoredFor
                 R::Array(a) => a.as_bytes(),
                 _ => &[],
             };
-            form.depth = form.depth.max(depth);
-            if bytes.len() > 5 {
-                form.filled_depth = form.filled_depth.max(depth);
-            }
-            if depth > max {
-                form.same = false;
+            if !form.enter(bytes.len(), depth, max) {
                 return Ok(());
             }
             match v {
