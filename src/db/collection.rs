@@ -717,7 +717,9 @@ impl Collection {
     /// once: every index's keys of the records are made first (read from the stored bytes where
     /// they can be, see [`Collection::remove_record`]), then the records go, then each index
     /// drops its keys in one sorted pass (`KeyTree::remove_sorted`), so a `deleteMany` of many
-    /// documents costs what it removes, not a search and a leaf shift per key.
+    /// documents costs what it removes, not a search and a leaf shift per key. When the records
+    /// removed are many (an eighth or more, ascending), no key is made: each index keeps, in one
+    /// pass, the entries of the records that stay (`KeyTree::retain_rids`).
     pub fn remove_many(&mut self, rids: &[u64], mut each: impl FnMut(&Record) -> Result<()>) -> Result<usize> {
         if self.journal.is_some() {
             let mut n = 0;
@@ -741,6 +743,11 @@ impl Collection {
         let mut visit = |rid: u64, rec: &Record, targets: &mut Vec<u64>| -> Result<()> {
             each(rec)?;
             let raw = rec.raw()?;
+            targets.push(rid);
+            if dense {
+                // The indexes drop the records' entries by record id, below: no keys needed.
+                return Ok(());
+            }
             let mut doc: Option<Document> = None;
             for (i, ix) in self.indexes.iter().enumerate() {
                 let buf = &mut keys[i];
@@ -762,7 +769,6 @@ impl Collection {
                     }
                 }
             }
-            targets.push(rid);
             Ok(())
         };
         if dense {
@@ -805,6 +811,26 @@ impl Collection {
                     n += 1;
                 }
             }
+        }
+        if dense {
+            // One pass over each index, keeping the entries of the records that stay (the
+            // removed ones, ascending, as a bitmap over their range).
+            let (Some(&first), Some(&last)) = (targets.first(), targets.last()) else { return Ok(n) };
+            let mut gone = vec![0u64; ((last - first) / 64 + 1) as usize];
+            for rid in &targets {
+                let at = rid - first;
+                if let Some(w) = gone.get_mut((at / 64) as usize) {
+                    *w |= 1 << (at % 64);
+                }
+            }
+            let is_gone = |rid: u64| {
+                let at = rid.wrapping_sub(first);
+                rid >= first && gone.get((at / 64) as usize).is_some_and(|w| w & (1 << (at % 64)) != 0)
+            };
+            for ix in &mut self.indexes {
+                ix.remove_rids(is_gone);
+            }
+            return Ok(n);
         }
         for ((ix, buf), spans) in self.indexes.iter_mut().zip(&keys).zip(spans) {
             let pairs = sorted_pairs(spans.into_iter().map(|(a, b, rid)| (&buf[a..b], rid)));

@@ -440,6 +440,11 @@ impl Index {
         self.entries.remove_sorted(pairs);
     }
 
+    /// Forgets every entry of the records `gone` says are gone (see `KeyTree::retain_rids`).
+    pub fn remove_rids(&mut self, gone: impl Fn(u64) -> bool) {
+        self.entries.retain_rids(|rid| !gone(rid));
+    }
+
     /// Records the `(key, record id)` pairs of `pairs` (keys as [`Index::raw_key_into`] gives
     /// them), sorted, at once (see `KeyTree::insert_sorted`).
     pub fn add_sorted_keys(&mut self, pairs: &[(&[u8], u64)]) {

@@ -96,6 +96,49 @@ fn at(page: &[u8], mut pos: usize) -> Option<At> {
     Some(At { start, key_len, end: start + key_len + 1 + n, rid })
 }
 
+/// A [`KeyTree`] built from pairs given in (key, record id) order, without repeats: each leaf
+/// filled to [`LEAF`] bytes before the next starts.
+#[derive(Default)]
+struct Builder {
+    leaves: Vec<(Box<[u8]>, Vec<u8>)>,
+    page: Vec<u8>,
+    lower: Box<[u8]>,
+    len: usize,
+    entry: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+impl Builder {
+    fn push(&mut self, key: &[u8], rid: u64) {
+        let entry = &mut self.entry;
+        entry.clear();
+        varint(key.len(), entry);
+        let prefix = entry.len();
+        entry.extend_from_slice(key);
+        rid_bytes(rid, entry);
+        if self.page.capacity() == 0 {
+            self.page.reserve_exact(LEAF);
+        }
+        if !self.page.is_empty() && self.page.len() + entry.len() > LEAF {
+            let full = std::mem::replace(&mut self.page, Vec::with_capacity(LEAF));
+            self.leaves.push((std::mem::take(&mut self.lower), full));
+            self.lower = entry[prefix..].into();
+        }
+        self.page.extend_from_slice(entry);
+        self.len += 1;
+        self.tail.clear();
+        self.tail.extend_from_slice(&entry[prefix..]);
+    }
+
+    fn finish(mut self) -> KeyTree {
+        if !self.page.is_empty() {
+            self.page.shrink_to_fit();
+            self.leaves.push((self.lower, self.page));
+        }
+        KeyTree { leaves: self.leaves.into_iter().collect(), len: self.len, tail: self.tail }
+    }
+}
+
 /// The entries of one index in (key, record id) order.
 #[derive(Debug, Clone, Default)]
 pub struct KeyTree {
@@ -146,33 +189,30 @@ impl KeyTree {
 
     /// The tree of pairs given in (key, record id) order, without repeats, in full leaves.
     pub fn from_sorted<K: AsRef<[u8]>>(pairs: impl IntoIterator<Item = (K, u64)>) -> KeyTree {
-        let mut leaves: Vec<(Box<[u8]>, Vec<u8>)> = Vec::new();
-        let mut page: Vec<u8> = Vec::with_capacity(LEAF);
-        let mut lower: Box<[u8]> = Box::default();
-        let mut len = 0;
-        let mut entry = Vec::new();
-        let mut tail = Vec::new();
+        let mut b = Builder::default();
         for (key, rid) in pairs {
-            let key = key.as_ref();
-            entry.clear();
-            varint(key.len(), &mut entry);
-            let prefix = entry.len();
-            entry.extend_from_slice(key);
-            rid_bytes(rid, &mut entry);
-            if !page.is_empty() && page.len() + entry.len() > LEAF {
-                leaves.push((std::mem::take(&mut lower), std::mem::replace(&mut page, Vec::with_capacity(LEAF))));
-                lower = entry[prefix..].into();
+            b.push(key.as_ref(), rid);
+        }
+        b.finish()
+    }
+
+    /// Keeps the entries whose record id `keep` accepts, in one pass over the leaves (the tree
+    /// is rebuilt from what stays, in full leaves); returns how many went. For the removal of
+    /// many records at once: their keys need not be made, sorted or searched for.
+    pub fn retain_rids(&mut self, mut keep: impl FnMut(u64) -> bool) -> usize {
+        let before = self.len;
+        let mut b = Builder::default();
+        for page in std::mem::take(&mut self.leaves).values() {
+            let mut pos = 0;
+            while let Some(a) = at(page, pos) {
+                if keep(a.rid) {
+                    b.push(&page[a.start..a.start + a.key_len], a.rid);
+                }
+                pos = a.end;
             }
-            page.extend_from_slice(&entry);
-            len += 1;
-            tail.clear();
-            tail.extend_from_slice(&entry[prefix..]);
         }
-        if !page.is_empty() {
-            page.shrink_to_fit();
-            leaves.push((lower, page));
-        }
-        KeyTree { leaves: leaves.into_iter().collect(), len, tail }
+        *self = b.finish();
+        before - self.len
     }
 
     /// The leaf that holds (or would hold) `probe`.
@@ -618,11 +658,24 @@ mod tests {
             gone.sort();
             let pairs: Vec<(&[u8], u64)> = gone.iter().map(|(k, r)| (&k[..], *r)).collect();
             let mut one = t.clone();
+            let mut by_rid = t.clone();
             let mut expected = 0;
+            let mut gone_rids = std::collections::HashSet::new();
             for (k, r) in &pairs {
-                expected += usize::from(one.remove(k, *r));
+                if one.remove(k, *r) {
+                    expected += 1;
+                    gone_rids.insert(*r);
+                }
                 model.remove(&(k.to_vec(), *r));
             }
+            // Each record has one entry here: dropping the records' ids drops the same pairs.
+            assert_eq!(by_rid.retain_rids(|r| !gone_rids.contains(&r)), expected, "round {round}");
+            assert_eq!(by_rid.len(), model.len());
+            assert_eq!(all(&by_rid), model.iter().cloned().collect::<Vec<_>>(), "round {round}");
+            assert_eq!(by_rid.tail, one.tail, "round {round}");
+            let k = crate::db::keystring::encode(&bson::Bson::Int64(2));
+            assert!(by_rid.insert(&k, 2_000_000));
+            assert!(all(&by_rid).contains(&(k, 2_000_000)), "round {round}");
             assert_eq!(t.remove_sorted(&pairs), expected, "round {round}");
             assert_eq!(t.len(), model.len());
             assert_eq!(all(&t), model.iter().cloned().collect::<Vec<_>>(), "round {round}");
