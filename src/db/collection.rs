@@ -813,22 +813,10 @@ impl Collection {
             }
         }
         if dense {
-            // One pass over each index, keeping the entries of the records that stay (the
-            // removed ones, ascending, as a bitmap over their range).
-            let (Some(&first), Some(&last)) = (targets.first(), targets.last()) else { return Ok(n) };
-            let mut gone = vec![0u64; ((last - first) / 64 + 1) as usize];
-            for rid in &targets {
-                let at = rid - first;
-                if let Some(w) = gone.get_mut((at / 64) as usize) {
-                    *w |= 1 << (at % 64);
-                }
-            }
-            let is_gone = |rid: u64| {
-                let at = rid.wrapping_sub(first);
-                rid >= first && gone.get((at / 64) as usize).is_some_and(|w| w & (1 << (at % 64)) != 0)
-            };
+            // One pass over each index, keeping the entries of the records that stay.
+            let gone = RidSet::new(&targets);
             for ix in &mut self.indexes {
-                ix.remove_rids(is_gone);
+                ix.remove_rids(|rid| gone.contains(rid));
             }
             return Ok(n);
         }
@@ -960,6 +948,35 @@ struct KeyMove {
 }
 
 const NO_KEY: u32 = u32::MAX;
+
+/// Record ids as a bitmap over their range: the records removed at once, for an index dropping
+/// their entries in one pass (`KeyTree::retain_rids`).
+struct RidSet {
+    first: u64,
+    bits: Vec<u64>,
+}
+
+impl RidSet {
+    fn new(rids: &[u64]) -> RidSet {
+        let (first, last) = rids.iter().fold((u64::MAX, 0), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
+        if first > last {
+            return RidSet { first: 0, bits: Vec::new() };
+        }
+        let mut bits = vec![0u64; ((last - first) / 64 + 1) as usize];
+        for rid in rids {
+            let at = rid - first;
+            if let Some(w) = bits.get_mut((at / 64) as usize) {
+                *w |= 1 << (at % 64);
+            }
+        }
+        RidSet { first, bits }
+    }
+
+    fn contains(&self, rid: u64) -> bool {
+        let Some(at) = rid.checked_sub(self.first) else { return false };
+        self.bits.get((at / 64) as usize).is_some_and(|w| w & (1 << (at % 64)) != 0)
+    }
+}
 
 impl KeyMoves {
     pub(crate) fn is_empty(&self) -> bool {
