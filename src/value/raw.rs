@@ -308,6 +308,9 @@ pub struct StoredForm {
 }
 
 impl StoredForm {
+    /// Before a walk: nothing seen that changes the bytes, no nesting.
+    const START: StoredForm = StoredForm { same: true, depth: 0, filled_depth: 0 };
+
     /// Notes an embedded document or array of `len` bytes at `depth`: false past `max` (its
     /// bytes are then not walked, and not kept as they are).
     fn enter(&mut self, len: usize, depth: usize, max: usize) -> bool {
@@ -334,7 +337,7 @@ impl StoredForm {
 /// bytes it does not take (values of the rare kinds, or bytes that do not read) are walked again
 /// by the crate's reader, which says why they fail.
 pub fn check_stored_form(raw: &RawDocument, max_depth: usize) -> Result<StoredForm, bson::error::Error> {
-    let mut form = StoredForm { same: true, depth: 0, filled_depth: 0 };
+    let mut form = StoredForm::START;
     if walk_doc(raw.as_bytes(), 0, max_depth, &mut form).is_some() {
         return Ok(form);
     }
@@ -343,7 +346,7 @@ pub fn check_stored_form(raw: &RawDocument, max_depth: usize) -> Result<StoredFo
 
 /// [`check_stored_form`] through the crate's reader.
 fn check_stored_form_by_crate(raw: &RawDocument, max_depth: usize) -> Result<StoredForm, bson::error::Error> {
-    let mut form = StoredForm { same: true, depth: 0, filled_depth: 0 };
+    let mut form = StoredForm::START;
     check_doc(raw, 0, max_depth, &mut form)?;
     Ok(form)
 }
@@ -351,25 +354,13 @@ fn check_stored_form_by_crate(raw: &RawDocument, max_depth: usize) -> Result<Sto
 /// [`check_doc`] on bytes already known to hold a document's length and to end in 0 (`None`:
 /// not taken, see [`check_stored_form`]).
 fn walk_doc(b: &[u8], level: usize, max: usize, form: &mut StoredForm) -> Option<()> {
-    let mut few: [&[u8]; 16] = [&[]; 16];
-    let mut many: Vec<&[u8]> = Vec::new();
-    let mut n = 0;
+    let mut names = Names::default();
     for el in Elements::new(b) {
         let el = el?;
-        let name = utf8(el.name)?;
-        if n < few.len() {
-            few[n] = name;
-        } else {
-            if many.is_empty() {
-                many.extend_from_slice(&few);
-            }
-            many.push(name);
-        }
-        n += 1;
+        names.push(utf8(el.name)?);
         walk_value(el.kind, b.get(el.value..el.end)?, level + 1, max, form)?;
     }
-    let dup = if many.is_empty() { has_duplicate(&mut few[..n]) } else { has_duplicate(&mut many) };
-    if dup {
+    if names.has_duplicate() {
         form.same = false;
     }
     Some(())
@@ -434,25 +425,13 @@ fn utf8(s: &[u8]) -> Option<&[u8]> {
 }
 
 fn check_doc(raw: &RawDocument, level: usize, max: usize, form: &mut StoredForm) -> Result<(), bson::error::Error> {
-    // Names on the stack for the usual small document.
-    let mut few: [&[u8]; 16] = [&[]; 16];
-    let mut many: Vec<&[u8]> = Vec::new();
-    let mut n = 0;
+    let mut names = Names::default();
     for item in raw {
         let (k, v) = item?;
-        if n < few.len() {
-            few[n] = k.as_str().as_bytes();
-        } else {
-            if many.is_empty() {
-                many.extend_from_slice(&few);
-            }
-            many.push(k.as_str().as_bytes());
-        }
-        n += 1;
+        names.push(k.as_str().as_bytes());
         check_value(v, level + 1, max, form)?;
     }
-    let dup = if many.is_empty() { has_duplicate(&mut few[..n]) } else { has_duplicate(&mut many) };
-    if dup {
+    if names.has_duplicate() {
         form.same = false;
     }
     Ok(())
@@ -510,6 +489,38 @@ fn is_index(k: &[u8], i: usize) -> bool {
         }
     }
     k == &buf[at..]
+}
+
+/// A document's field names as a walk meets them, on the stack for the usual small document,
+/// for [`Names::has_duplicate`].
+#[derive(Default)]
+struct Names<'a> {
+    few: [&'a [u8]; 16],
+    n: usize,
+    many: Vec<&'a [u8]>,
+}
+
+impl<'a> Names<'a> {
+    fn push(&mut self, name: &'a [u8]) {
+        if self.n < self.few.len() {
+            self.few[self.n] = name;
+        } else {
+            if self.many.is_empty() {
+                self.many.extend_from_slice(&self.few);
+            }
+            self.many.push(name);
+        }
+        self.n += 1;
+    }
+
+    /// Whether a name occurs twice (the names are reordered).
+    fn has_duplicate(&mut self) -> bool {
+        if self.many.is_empty() {
+            has_duplicate(&mut self.few[..self.n])
+        } else {
+            has_duplicate(&mut self.many)
+        }
+    }
 }
 
 /// Whether a name occurs twice (`keys` is reordered).
@@ -633,7 +644,7 @@ mod tests {
             let form = super::check_stored_form(raw, 100).expect("reads");
             assert_eq!(form, super::StoredForm { same: false, depth: 3, filled_depth: 3 });
             // The walk by sizes takes the common kinds, leaves the rare ones to the crate.
-            let mut own = super::StoredForm { same: true, depth: 0, filled_depth: 0 };
+            let mut own = super::StoredForm::START;
             assert_eq!(super::walk_doc(&good, 0, 100, &mut own).map(|()| own), (!rare).then_some(form));
             for at in 4..good.len() {
                 for x in [0u8, 1, 2, 3, 4, 5, 8, 0x0B, 0x13, 0x7F, 0x80, 0xC3, 0xFF, good[at].wrapping_add(1), good[at].wrapping_sub(1)] {
