@@ -104,18 +104,25 @@ struct Builder {
     page: Vec<u8>,
     lower: Box<[u8]>,
     len: usize,
+    /// Room for [`Builder::push`] to encode an entry in.
     entry: Vec<u8>,
     tail: Vec<u8>,
 }
 
 impl Builder {
     fn push(&mut self, key: &[u8], rid: u64) {
-        let entry = &mut self.entry;
+        let mut entry = std::mem::take(&mut self.entry);
         entry.clear();
-        varint(key.len(), entry);
+        varint(key.len(), &mut entry);
         let prefix = entry.len();
         entry.extend_from_slice(key);
-        rid_bytes(rid, entry);
+        rid_bytes(rid, &mut entry);
+        self.push_entry(&entry, prefix);
+        self.entry = entry;
+    }
+
+    /// Adds an entry as a leaf holds it (`prefix`: the length of its key-length varint).
+    fn push_entry(&mut self, entry: &[u8], prefix: usize) {
         if self.page.capacity() == 0 {
             self.page.reserve_exact(LEAF);
         }
@@ -206,7 +213,8 @@ impl KeyTree {
             let mut pos = 0;
             while let Some(a) = at(page, pos) {
                 if keep(a.rid) {
-                    b.push(&page[a.start..a.start + a.key_len], a.rid);
+                    // The entry's bytes as they are (no encoding again).
+                    b.push_entry(&page[pos..a.end], a.start - pos);
                 }
                 pos = a.end;
             }
