@@ -731,14 +731,15 @@ impl Collection {
             }
             return Ok(n);
         }
-        // Each index's keys, back to back in one buffer per index, with the record ids.
-        let mut keys: Vec<Vec<u8>> = vec![Vec::new(); self.indexes.len()];
-        let mut spans: Vec<Vec<(usize, usize, u64)>> = vec![Vec::with_capacity(rids.len()); self.indexes.len()];
         // Ascending ids (a collection scan's) cannot repeat; others are checked. When they are
         // also many (an eighth of the records or more), the records are walked in order and the
         // map is rebuilt without them, rather than searched and removed from one by one.
         let ascending = rids.windows(2).all(|w| w[0] < w[1]);
         let dense = ascending && !rids.is_empty() && rids.len().saturating_mul(8) >= self.records.len();
+        // Each index's keys, back to back in one buffer per index, with the record ids (none
+        // when `dense`: the indexes then drop entries by record id).
+        let mut keys: Vec<Vec<u8>> = vec![Vec::new(); self.indexes.len()];
+        let mut spans: Vec<Vec<(usize, usize, u64)>> = vec![Vec::with_capacity(if dense { 0 } else { rids.len() }); self.indexes.len()];
         let mut targets = Vec::with_capacity(rids.len());
         let mut visit = |rid: u64, rec: &Record, targets: &mut Vec<u64>| -> Result<()> {
             each(rec)?;
