@@ -31,20 +31,21 @@ pub(crate) fn check_field_name(part: &str) -> Result<()> {
 /// Sets `value` at a dotted path as the server's `MutableDocument::setNestedField`: an existing
 /// field keeps its place, a missing one is appended, and anything on the way that is not a
 /// document is replaced by one.
-pub(crate) fn set_path(doc: &mut Document, path: &[&str], value: Bson) {
+pub(crate) fn set_path<S: AsRef<str>>(doc: &mut Document, path: &[S], value: Bson) {
     let Some((last, parents)) = path.split_last() else { return };
     let mut cur = doc;
     for p in parents {
-        let needs_doc = !matches!(cur.get(*p), Some(Bson::Document(_)));
+        let p = p.as_ref();
+        let needs_doc = !matches!(cur.get(p), Some(Bson::Document(_)));
         if needs_doc {
-            cur.insert(*p, Document::new());
+            cur.insert(p, Document::new());
         }
-        cur = match cur.get_mut(*p) {
+        cur = match cur.get_mut(p) {
             Some(Bson::Document(d)) => d,
             _ => return,
         };
     }
-    cur.insert(*last, value);
+    cur.insert(last.as_ref(), value);
 }
 
 /// Removes the field at a dotted path through embedded documents (no array traversal).

@@ -140,14 +140,12 @@ impl GraphLookup {
             .filter_map(|(i, depth)| {
                 let mut d = foreign.get(i)?.clone();
                 if let Some(df) = &self.depth_field {
-                    let parts: Vec<&str> = df.iter().map(String::as_str).collect();
-                    set_path(&mut d, &parts, Bson::Int64(depth));
+                    set_path(&mut d, df, Bson::Int64(depth));
                 }
                 Some(Bson::Document(d))
             })
             .collect();
-        let parts: Vec<&str> = self.as_path.iter().map(String::as_str).collect();
-        set_path(&mut doc, &parts, Bson::Array(results));
+        set_path(&mut doc, &self.as_path, Bson::Array(results));
         Ok(doc)
     }
 }

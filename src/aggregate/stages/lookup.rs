@@ -256,12 +256,7 @@ impl Lookup {
                 out?.into_iter().map(Bson::Document).collect()
             }
         };
-        match self.as_path.as_slice() {
-            [name] => {
-                doc.insert(name.as_str(), Bson::Array(results));
-            }
-            path => set_path(&mut doc, &path.iter().map(String::as_str).collect::<Vec<_>>(), Bson::Array(results)),
-        }
+        set_path(&mut doc, &self.as_path, Bson::Array(results));
         Ok(doc)
     }
 }
