@@ -134,12 +134,17 @@ class Reader {
 const SHORT = 24;
 const seen = new Array(1024).fill('');
 
-/** The ASCII bytes `b[from..to)` (none 0) as a string, made once per distinct short string. */
+/** The bytes `b[from..to)` as a string, made once per distinct short string; gives up on a
+ * byte that is not ASCII or is 0 in a short one (a longer one, a key, was checked already). */
 function interned(b, from, to) {
   const n = to - from;
   if (n > SHORT) return fresh(b, from, to);
   let h = n;
-  for (let k = from; k < to; k++) h = (Math.imul(h, 31) + b[k]) | 0;
+  for (let k = from; k < to; k++) {
+    const c = b[k];
+    if (c >= 0x80 || c === 0) throw GIVE_UP;
+    h = (Math.imul(h, 31) + c) | 0;
+  }
   const slot = h & 1023;
   const s = seen[slot];
   if (s.length === n) {
@@ -160,10 +165,7 @@ function fresh(b, from, to) {
 
 /** A string value: ASCII, or give up (js-bson decodes UTF-8 its own way, with its checks). */
 function asciiString(b, from, to) {
-  if (to - from <= SHORT) {
-    for (let k = from; k < to; k++) if (b[k] >= 0x80 || b[k] === 0) throw GIVE_UP;
-    return interned(b, from, to);
-  }
+  if (to - from <= SHORT) return interned(b, from, to);
   if (to - from > 64) {
     for (let k = from; k < to; k++) if (b[k] >= 0x80 || b[k] === 0) throw GIVE_UP;
     let s = '';
