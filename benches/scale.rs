@@ -7,7 +7,8 @@
 //!
 //! `SCALE_SIZES=10000,100000` (environment) picks the sizes (`SCALE_ONLY_INSERT=1`: the insert row
 //! alone; `SCALE_ONLY_DELETE=1`: the insert, the delete of half and the delete of all on {g: 1};
-//! `SCALE_ONLY_SORT=1`: the insert and the `$sort` of all into a `$group`; `SCALE_ONLY_UPDATE=1`:
+//! `SCALE_ONLY_SORT=1`: the insert and the `$sort` of all into a `$group`; `SCALE_ONLY_GROUP=1`: the
+//! insert and the `$match` + `$group` + `$sort`; `SCALE_ONLY_LOOKUP=1`: the insert and the `$lookup` + `$group`; `SCALE_ONLY_UPDATE=1`:
 //! the insert, the index, the updateMany and then the delete of half as the Node runner runs it; `SCALE_ONLY_SNAPSHOT=1`: the insert, the index, a
 //! snapshot and its restore); the default is the three sizes (under
 //! `cargo test --all-targets`, a smoke run at 1 000 and 2 000).
@@ -175,6 +176,17 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
         delete_all_on_g(&mut db, n, &mut push);
         return (per(held), per(bson_bytes), 0.0, 1.0);
     }
+    if std::env::var("SCALE_ONLY_GROUP").is_ok() {
+        // The insert, then the `$match` + `$group` + `$sort` alone.
+        let (t, _) = time(|| run(&mut db, &match_group_sort()));
+        push("$match + $group + $sort", t);
+        return (per(held), per(bson_bytes), 0.0, 1.0);
+    }
+    if std::env::var("SCALE_ONLY_LOOKUP").is_ok() {
+        // The insert, then the `$lookup` + `$group` alone.
+        push("$lookup + $group", lookup_group(&mut db));
+        return (per(held), per(bson_bytes), 0.0, 1.0);
+    }
     if std::env::var("SCALE_ONLY_SORT").is_ok() {
         // The insert, then the sort of every document into a `$group` alone.
         let (t, _) = time(|| run(&mut db, &sort_all_group()));
@@ -201,33 +213,13 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     assert!(count > 0);
     push("find({v: {$lt: 48}}) all batches", t);
 
-    let (t, _) = time(|| {
-        run(
-            &mut db,
-            &doc! {"aggregate": "r", "pipeline": [
-                {"$match": {"v": {"$gte": 10}}},
-                {"$group": {"_id": "$sensor", "n": {"$sum": 1}, "avg": {"$avg": "$v"}}},
-                {"$sort": {"avg": -1, "_id": 1}},
-            ], "cursor": {}},
-        )
-    });
+    let (t, _) = time(|| run(&mut db, &match_group_sort()));
     push("$match + $group + $sort", t);
 
     let (t, _) = time(|| run(&mut db, &sort_all_group()));
     push("$sort (all) + $group", t);
 
-    let sensors: Vec<Bson> = (0..1000).map(|i| Bson::Document(doc! {"_id": format!("s{i:03}"), "site": i % 10})).collect();
-    run(&mut db, &doc! {"insert": "sensors", "documents": sensors});
-    let (t, _) = time(|| {
-        run(
-            &mut db,
-            &doc! {"aggregate": "r", "pipeline": [
-                {"$lookup": {"from": "sensors", "localField": "sensor", "foreignField": "_id", "as": "s"}},
-                {"$group": {"_id": {"$first": "$s.site"}, "n": {"$sum": 1}}},
-            ], "cursor": {}},
-        )
-    });
-    push("$lookup + $group", t);
+    push("$lookup + $group", lookup_group(&mut db));
 
     // 100 single-document updates, plain and each in its own transaction (committed, aborted):
     // a transaction must cost what it writes, not the size of the collection it writes.
@@ -308,6 +300,26 @@ fn snapshot_and_restore(db: &Database, push: &mut impl FnMut(&'static str, f64))
     assert!(restored.is_ok());
     drop(restored);
     push("restore", t);
+}
+
+/// The 1 000 sensors inserted (not timed), then each reading joined to its sensor: the time of
+/// the join.
+fn lookup_group(db: &mut Database) -> f64 {
+    let sensors: Vec<Bson> = (0..1000).map(|i| Bson::Document(doc! {"_id": format!("s{i:03}"), "site": i % 10})).collect();
+    run(db, &doc! {"insert": "sensors", "documents": sensors});
+    let pipeline = doc! {"aggregate": "r", "pipeline": [
+        {"$lookup": {"from": "sensors", "localField": "sensor", "foreignField": "_id", "as": "s"}},
+        {"$group": {"_id": {"$first": "$s.site"}, "n": {"$sum": 1}}},
+    ], "cursor": {}};
+    time(|| run(db, &pipeline)).0
+}
+
+fn match_group_sort() -> Document {
+    doc! {"aggregate": "r", "pipeline": [
+        {"$match": {"v": {"$gte": 10}}},
+        {"$group": {"_id": "$sensor", "n": {"$sum": 1}, "avg": {"$avg": "$v"}}},
+        {"$sort": {"avg": -1, "_id": 1}},
+    ], "cursor": {}}
 }
 
 fn sort_all_group() -> Document {

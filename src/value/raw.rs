@@ -119,22 +119,78 @@ pub fn lookup_expr_path<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S]) ->
 }
 
 fn lookup_through<'a, S: AsRef<str>>(doc: &'a RawDocument, parts: &[S], array_at_end: bool) -> RawLookup<'a> {
-    let mut cur = doc;
-    for (i, part) in parts.iter().enumerate() {
-        let v = match get(cur, part.as_ref()) {
-            Ok(Some(v)) => v,
-            Ok(None) => return RawLookup::Missing,
-            Err(_) => return RawLookup::Decode,
+    let Some(first) = parts.first() else { return RawLookup::Missing };
+    lookup_from(get(doc, first.as_ref()).ok(), &parts[1..], array_at_end)
+}
+
+/// [`lookup_expr_path`] for a path whose first part's value was already found (`first`, as
+/// [`get`] answers it, `None` for bytes that do not read: by [`find_fields`], which finds
+/// several in one walk); `rest` is the path's other parts.
+pub fn lookup_expr_path_from<'a, S: AsRef<str>>(first: Option<Option<RawBsonRef<'a>>>, rest: &[S]) -> RawLookup<'a> {
+    lookup_from(first, rest, true)
+}
+
+/// The rest of [`lookup_through`] from the value of the path's first part.
+fn lookup_from<'a, S: AsRef<str>>(first: Option<Option<RawBsonRef<'a>>>, rest: &[S], array_at_end: bool) -> RawLookup<'a> {
+    let mut found = first;
+    let mut i = 0;
+    loop {
+        let v = match found {
+            Some(Some(v)) => v,
+            Some(None) => return RawLookup::Missing,
+            None => return RawLookup::Decode,
         };
-        let last = i + 1 == parts.len();
-        match v {
+        let last = i == rest.len();
+        let cur = match v {
             RawBsonRef::Array(_) if !(last && array_at_end) => return RawLookup::Decode,
-            RawBsonRef::Document(d) if !last => cur = d,
+            RawBsonRef::Document(d) if !last => d,
             _ if !last => return RawLookup::Missing,
             _ => return RawLookup::Value(v),
+        };
+        found = get(cur, rest[i].as_ref()).ok();
+        i += 1;
+    }
+}
+
+/// The values of several top-level fields of a document in one walk over its elements (what
+/// [`get`] answers for each name, the first field of that name; `None` for bytes that do not
+/// read), written to `out` in the order of `names`: for a reader of several fields of many
+/// stored documents (a `$group`'s key and arguments).
+pub fn find_fields<'a, S: AsRef<str>>(doc: &'a RawDocument, names: &[S], out: &mut Vec<Option<Option<RawBsonRef<'a>>>>) {
+    out.clear();
+    if names.len() > 64 {
+        out.extend(names.iter().map(|name| get(doc, name.as_ref()).ok()));
+        return;
+    }
+    out.extend(names.iter().map(|_| Some(None)));
+    let b = doc.as_bytes();
+    // The names found so far, one bit each.
+    let mut seen = 0u64;
+    let all = if names.len() == 64 { u64::MAX } else { (1u64 << names.len()) - 1 };
+    for el in Elements::new(b) {
+        let Some(el) = el else {
+            // Bytes that do not read so: `get` answers (and the crate says why).
+            for (i, name) in names.iter().enumerate() {
+                if seen & (1 << i) == 0 {
+                    out[i] = get(doc, name.as_ref()).ok();
+                }
+            }
+            return;
+        };
+        for (i, name) in names.iter().enumerate() {
+            if seen & (1 << i) != 0 || el.name != name.as_ref().as_bytes() {
+                continue;
+            }
+            seen |= 1 << i;
+            out[i] = match b.get(el.value..el.end).and_then(|v| value_ref(el.kind, v)) {
+                Some(v) => Some(Some(v)),
+                None => doc.get(name.as_ref()).ok(),
+            };
+        }
+        if seen == all {
+            return;
         }
     }
-    RawLookup::Missing
 }
 
 /// `RawDocument::get` (the value of the first field named `name`, `None` when there is none)
@@ -601,6 +657,45 @@ mod tests {
             let want: bson::Document = all.iter().filter(|(k, _)| keep(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
             assert_eq!(super::decode_fields(raw, keep).expect("decodes"), want);
         }
+    }
+
+    /// `find_fields` answers for each name what `get` answers, for names present, missing,
+    /// asked twice, a name the document holds twice (the first counts), and for the same
+    /// bytes with one byte changed (where the walk by sizes may stop early).
+    #[test]
+    fn find_fields_answers_as_get() {
+        let names: &[&[&str]] = &[&["s", "n", "e"], &["e", "s"], &["x", "s", "x"], &[], &["k2", "a2", "f", "dec", "bin"], &["code", "missing", "t"]];
+        let mut good = every_kind(true);
+        // A second `s` at the end (`{..., s: 5}`): `get` and `find_fields` see the first.
+        good.pop();
+        good.extend_from_slice(&[0x10, b's', 0, 5, 0, 0, 0, 0]);
+        let len = good.len() as i32;
+        good[..4].copy_from_slice(&len.to_le_bytes());
+        let mut checked = 0;
+        for at in 3..good.len() {
+            for x in [None, Some(0u8), Some(0x7F), Some(good[at].wrapping_add(1))] {
+                let mut b = good.clone();
+                if let Some(x) = x {
+                    if at < 4 {
+                        continue;
+                    }
+                    b[at] = x;
+                }
+                let Ok(raw) = bson::RawDocument::from_bytes(&b) else { continue };
+                for ns in names {
+                    let mut out = Vec::new();
+                    super::find_fields(raw, ns, &mut out);
+                    let want: Vec<_> = ns.iter().map(|n| super::get(raw, n).ok()).collect();
+                    assert_eq!(out, want, "{ns:?}, byte {at} set to {x:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        let raw = bson::RawDocument::from_bytes(&good).expect("reads");
+        let mut out = Vec::new();
+        super::find_fields(raw, &["s", "l"], &mut out);
+        assert_eq!(out, vec![Some(Some(bson::RawBsonRef::String("é\u{0}x"))), Some(Some(bson::RawBsonRef::Int64(1 << 40)))]);
     }
 
     /// A document of every common kind of value (and a binary one when `rare`), nested in

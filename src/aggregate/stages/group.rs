@@ -23,6 +23,7 @@ use crate::error::Result;
 use crate::expr::{Expr, VarScope};
 use crate::value::compare::parts;
 use crate::value::{hash_key_into, KeyHasher};
+use crate::value::raw;
 
 #[derive(Debug)]
 pub(crate) struct Group {
@@ -172,18 +173,20 @@ impl Stage for Group {
     }
 
     fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&'r [u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
-        let id = FromBytes::of(self.id.expr())?;
+        // The top-level fields the key and the arguments read, found in one walk per document.
+        let mut tops = Vec::new();
+        let id = FromBytes::of(self.id.expr(), &mut tops)?;
         // `None` for an accumulator that reads nothing (`$count`).
         let args = self
             .stmts
             .iter()
             .map(|s| match s.acc.reads() {
                 Reads::Nothing => Some(None),
-                Reads::Arg(e) => FromBytes::of(e).map(Some),
+                Reads::Arg(e) => FromBytes::of(e, &mut tops).map(Some),
                 Reads::Document => None,
             })
             .collect::<Option<Vec<_>>>()?;
-        Some(self.group_records(&id, &args, records, decode, cx.env))
+        Some(self.group_records(&id, &args, &tops, records, decode, cx.env))
     }
 }
 
@@ -193,28 +196,34 @@ impl Group {
         &self,
         id: &FromBytes<'s>,
         args: &[Option<FromBytes<'s>>],
+        tops: &[String],
         records: &mut dyn Iterator<Item = &'r [u8]>,
         decode: &dyn Fn(&'r [u8]) -> Result<Document>,
         env: &Env,
     ) -> Result<Vec<Document>> {
         let mut g = Groups::new(&self.stmts);
         let mut values: Vec<Option<Cow<'s, Bson>>> = Vec::with_capacity(args.len());
+        let mut found = Vec::with_capacity(tops.len());
         for rec in records {
             values.clear();
             let raw = RawDocument::from_bytes(rec).ok();
+            if let Some(raw) = raw {
+                raw::find_fields(raw, tops, &mut found);
+            }
+            let found = raw.map(|_| found.as_slice());
             // The arguments' values, then the group (its key looked up by its hash key, built
             // only for a new group); `None` as soon as the document must be decoded.
             let read = |values: &mut Vec<Option<Cow<'s, Bson>>>| -> Option<()> {
                 for a in args {
                     values.push(match a {
-                        Some(a) => a.value(raw?)?,
+                        Some(a) => a.value(found?)?,
                         None => None,
                     });
                 }
                 Some(())
             };
             let slot = match read(&mut values) {
-                Some(()) => g.slot_by_key(|out| id.key_into(raw?, out), || id.value(raw?).flatten().map(Cow::into_owned), env)?,
+                Some(()) => g.slot_by_key(|out| id.key_into(found?, out), || id.value(found?).flatten().map(Cow::into_owned), env)?,
                 None => None,
             };
             match slot {
@@ -231,42 +240,60 @@ impl Group {
 }
 
 /// An argument read from a stored document's bytes: a constant, a field path of the document
-/// (`"$a.b"`), or an object of such (`{ a: "$a", b: 1 }`).
+/// (`"$a.b"`: its first part's place in the top-level fields found, and the other parts), or an
+/// object of such (`{ a: "$a", b: 1 }`).
 enum FromBytes<'s> {
     Const(&'s Bson),
-    Path(Vec<String>),
+    Path { top: usize, rest: Vec<String> },
     Object(Vec<(&'s str, FromBytes<'s>)>),
 }
 
+/// The values of a document's top-level fields a `$group` reads (`raw::find_fields`).
+type Found<'r> = [Option<Option<bson::RawBsonRef<'r>>>];
+
 impl<'s> FromBytes<'s> {
-    /// `None` for any other expression.
-    fn of(e: &'s Expr) -> Option<FromBytes<'s>> {
+    /// `None` for any other expression. A path's first part is added to `tops` (once).
+    fn of(e: &'s Expr, tops: &mut Vec<String>) -> Option<FromBytes<'s>> {
         if let Some(c) = e.as_constant() {
             return Some(FromBytes::Const(c));
         }
         if let Some(p) = e.as_field_path() {
-            return Some(FromBytes::Path(p.split('.').map(String::from).collect()));
+            let mut parts = p.split('.');
+            let first = parts.next()?;
+            let top = match tops.iter().position(|t| t == first) {
+                Some(i) => i,
+                None => {
+                    tops.push(first.to_string());
+                    tops.len() - 1
+                }
+            };
+            return Some(FromBytes::Path { top, rest: parts.map(String::from).collect() });
         }
         let fields = e.as_object()?;
-        let fields = fields.iter().map(|(k, e)| FromBytes::of(e).map(|f| (k.as_str(), f))).collect::<Option<Vec<_>>>()?;
+        let fields = fields.iter().map(|(k, e)| FromBytes::of(e, tops).map(|f| (k.as_str(), f))).collect::<Option<Vec<_>>>()?;
         Some(FromBytes::Object(fields))
+    }
+
+    /// The value the path reaches (see `raw::lookup_expr_path`).
+    fn lookup<'r>(top: usize, rest: &[String], found: &Found<'r>) -> raw::RawLookup<'r> {
+        raw::lookup_expr_path_from(found.get(top).copied().flatten(), rest)
     }
 
     /// Writes the hash key (`value::hash_key`) of the argument's value in `raw` as a group key
     /// (missing is null), without building the value; `None` as for [`FromBytes::value`].
-    fn key_into(&self, raw: &RawDocument, out: &mut Vec<u8>) -> Option<()> {
-        if !self.key_part(raw, out)? {
+    fn key_into(&self, found: &Found, out: &mut Vec<u8>) -> Option<()> {
+        if !self.key_part(found, out)? {
             parts::value(&Bson::Null, out);
         }
         Some(())
     }
 
     /// Appends the hash key of the value when there is one (`Some(false)` for missing).
-    fn key_part(&self, raw: &RawDocument, out: &mut Vec<u8>) -> Option<bool> {
-        use crate::value::raw::{lookup_expr_path, RawLookup};
+    fn key_part(&self, found: &Found, out: &mut Vec<u8>) -> Option<bool> {
+        use crate::value::raw::RawLookup;
         match self {
             FromBytes::Const(c) => parts::value(c, out),
-            FromBytes::Path(path) => match lookup_expr_path(raw, path) {
+            FromBytes::Path { top, rest } => match FromBytes::lookup(*top, rest, found) {
                 RawLookup::Missing => return Some(false),
                 RawLookup::Value(v) => parts::raw_value(v, out)?,
                 RawLookup::Decode => return None,
@@ -277,7 +304,7 @@ impl<'s> FromBytes<'s> {
                 for (k, f) in fields {
                     let at = out.len();
                     parts::field(k, out);
-                    if !f.key_part(raw, out)? {
+                    if !f.key_part(found, out)? {
                         out.truncate(at);
                     }
                 }
@@ -290,11 +317,11 @@ impl<'s> FromBytes<'s> {
     /// The argument's value in `raw` as the expression evaluates it on the decoded document
     /// (`Some(None)` for missing); `None` when the document must be decoded for it (an array
     /// along a path, bytes that do not read).
-    fn value(&self, raw: &RawDocument) -> Option<Option<Cow<'s, Bson>>> {
-        use crate::value::raw::{decode_value, lookup_expr_path, RawLookup};
+    fn value(&self, found: &Found) -> Option<Option<Cow<'s, Bson>>> {
+        use crate::value::raw::{decode_value, RawLookup};
         match self {
             FromBytes::Const(c) => Some(Some(Cow::Borrowed(*c))),
-            FromBytes::Path(parts) => match lookup_expr_path(raw, parts) {
+            FromBytes::Path { top, rest } => match FromBytes::lookup(*top, rest, found) {
                 RawLookup::Missing => Some(None),
                 RawLookup::Value(v) => decode_value(v).ok().map(|v| Some(Cow::Owned(v))),
                 RawLookup::Decode => None,
@@ -303,7 +330,7 @@ impl<'s> FromBytes<'s> {
                 // Fields that are missing are left out, as `Expr` builds objects.
                 let mut out = Document::new();
                 for (k, f) in fields {
-                    if let Some(v) = f.value(raw)? {
+                    if let Some(v) = f.value(found)? {
                         out.insert(*k, v.into_owned());
                     }
                 }
