@@ -149,37 +149,51 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
 /// Every value a `$lookup` joins on at `path` (`visitAllValuesAtPath`): through arrays of
 /// documents, and the elements of an array at the end; none when missing.
 pub(crate) fn local_values<'a>(doc: &'a Document, path: &str) -> Vec<&'a Bson> {
-    fn walk<'a>(v: &'a Bson, rest: &[&str], out: &mut Vec<&'a Bson>) {
-        match rest.split_first() {
+    let mut out = Vec::new();
+    visit_local_values(doc, path, &mut |v| out.push(v));
+    out
+}
+
+/// [`local_values`], each handed to `visit` as it is found (no list made).
+pub(crate) fn visit_local_values<'a>(doc: &'a Document, path: &str, visit: &mut dyn FnMut(&'a Bson)) {
+    fn walk<'a>(v: &'a Bson, rest: Option<&str>, visit: &mut dyn FnMut(&'a Bson)) {
+        match rest {
             None => match v {
-                Bson::Array(a) => out.extend(a.iter()),
-                other => out.push(other),
+                Bson::Array(a) => a.iter().for_each(|x| visit(x)),
+                other => visit(other),
             },
-            Some((first, tail)) => match v {
-                Bson::Document(d) => {
-                    if let Some(x) = d.get(*first) {
-                        walk(x, tail, out);
+            Some(rest) => {
+                let (first, tail) = match rest.split_once('.') {
+                    Some((f, t)) => (f, Some(t)),
+                    None => (rest, None),
+                };
+                match v {
+                    Bson::Document(d) => {
+                        if let Some(x) = d.get(first) {
+                            walk(x, tail, visit);
+                        }
                     }
-                }
-                Bson::Array(a) => {
-                    for e in a {
-                        if let Bson::Document(d) = e {
-                            if let Some(x) = d.get(*first) {
-                                walk(x, tail, out);
+                    Bson::Array(a) => {
+                        for e in a {
+                            if let Bson::Document(d) = e {
+                                if let Some(x) = d.get(first) {
+                                    walk(x, tail, visit);
+                                }
                             }
                         }
                     }
+                    _ => {}
                 }
-                _ => {}
-            },
+            }
         }
     }
-    let parts: Vec<&str> = path.split('.').collect();
-    let mut out = Vec::new();
-    if let Some(first) = doc.get(parts[0]) {
-        walk(first, &parts[1..], &mut out);
+    let (first, tail) = match path.split_once('.') {
+        Some((f, t)) => (f, Some(t)),
+        None => (path, None),
+    };
+    if let Some(x) = doc.get(first) {
+        walk(x, tail, visit);
     }
-    out
 }
 
 /// Documents indexed by the values at a path (see [`equality_index`]).
@@ -209,35 +223,66 @@ pub(crate) fn equality_index(docs: &[Document], path: &str) -> EqIndex {
 /// value's list is in natural order already: one value, the usual case, needs no sort.) `key` is
 /// scratch room for the values' keys.
 pub(crate) fn probe(index: &EqIndex, values: &[&Bson], key: &mut Vec<u8>) -> Vec<usize> {
-    let mut hits = Vec::new();
-    let mut lists = 0;
+    let mut hits = Hits::default();
     for v in values {
+        hits.add(index, v, key);
+    }
+    hits.finish().into_owned()
+}
+
+/// The documents [`probe`] finds, gathered value by value: one value's list is borrowed from
+/// the index as it is (no list made for the usual join of one value).
+#[derive(Default)]
+pub(crate) struct Hits<'i> {
+    one: Option<&'i [usize]>,
+    more: Option<Vec<usize>>,
+}
+
+impl<'i> Hits<'i> {
+    pub(crate) fn add(&mut self, index: &'i EqIndex, v: &Bson, key: &mut Vec<u8>) {
         hash_key_into(v, key);
-        if let Some(ix) = index.get(key.as_slice()) {
-            hits.extend_from_slice(ix);
-            lists += 1;
+        let Some(list) = index.get(key.as_slice()) else { return };
+        match (&mut self.more, self.one) {
+            (Some(more), _) => more.extend_from_slice(list),
+            (None, None) => self.one = Some(list),
+            (None, Some(one)) => {
+                let mut more = one.to_vec();
+                more.extend_from_slice(list);
+                self.more = Some(more);
+            }
         }
     }
-    if lists > 1 {
-        hits.sort_unstable();
-        hits.dedup();
+
+    pub(crate) fn finish(self) -> std::borrow::Cow<'i, [usize]> {
+        match (self.more, self.one) {
+            (Some(mut more), _) => {
+                more.sort_unstable();
+                more.dedup();
+                std::borrow::Cow::Owned(more)
+            }
+            (None, one) => std::borrow::Cow::Borrowed(one.unwrap_or(&[])),
+        }
     }
-    hits
 }
 
 impl Lookup {
     fn lookup_one(&self, mut doc: Document, foreign: &[Document], index: Option<&EqIndex>, key: &mut Vec<u8>, cx: &RunCtx) -> Result<Document> {
-        let matched: Option<Vec<usize>> = match (&self.join, index) {
+        let matched: Option<std::borrow::Cow<[usize]>> = match (&self.join, index) {
             (Some((local, _)), Some(index)) => {
-                let mut values = local_values(&doc, local);
-                if values.is_empty() {
-                    values.push(&Bson::Null);
+                let mut hits = Hits::default();
+                let mut any = false;
+                visit_local_values(&doc, local, &mut |v| {
+                    any = true;
+                    hits.add(index, v, key);
+                });
+                if !any {
+                    hits.add(index, &Bson::Null, key);
                 }
-                Some(probe(index, &values, key))
+                Some(hits.finish())
             }
             _ => None,
         };
-        let matched = matched.map(|hits| hits.into_iter().filter_map(|i| foreign.get(i)));
+        let matched = matched.as_deref().map(|hits| hits.iter().filter_map(|i| foreign.get(*i)));
         let results: Vec<Bson> = match &self.pipeline {
             None => matched.into_iter().flatten().map(|d| Bson::Document(d.clone())).collect(),
             Some(p) => {
