@@ -138,7 +138,7 @@ if [[ $need_trunk == 1 || $need_wb == 1 ]]; then
     # `make dist` runs, so they find it done; the engine's is the Makefile's ENGINE_WASM rule).
     # It needs only rustc; cargo's lock on target/ makes any later build wait for it.
     bg site-compile "the site's first wasm compile, beside the tools (cargo; about 6 min)" bash -c '
-        cargo rustc --lib --release --target wasm32-unknown-unknown --features wasm --crate-type cdylib &&
+        cargo rustc --lib --profile engine --target wasm32-unknown-unknown --features wasm --crate-type cdylib &&
         cargo build --target=wasm32-unknown-unknown --manifest-path "$PWD/Cargo.toml" --bin pattern-playground --release --features app'
 fi
 
