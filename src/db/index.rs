@@ -393,8 +393,31 @@ impl Index {
         }
         let start = out.len();
         let mut all_missing = true;
+        // Key fields of one part each (the usual index) are found in one walk over the
+        // document's elements.
+        const AT_ONCE: usize = 8;
+        let mut names = [""; AT_ONCE];
+        let mut found_at_once = [Some(None); AT_ONCE];
+        let n = self.key.len();
+        let at_once = n <= AT_ONCE && self.key.keys().all(|k| !k.contains('.'));
+        if at_once {
+            for (slot, k) in names.iter_mut().zip(self.key.keys()) {
+                *slot = k.as_str();
+            }
+            value::raw::find_fields_into(doc, &names[..n], &mut found_at_once[..n]);
+        }
         for (i, field) in self.key.keys().enumerate() {
-            let found = if field.contains('.') { value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>()) } else { value::raw::lookup(doc, &[field]) };
+            let found = if at_once {
+                match found_at_once[i] {
+                    None | Some(Some(bson::RawBsonRef::Array(_))) => value::raw::RawLookup::Decode,
+                    Some(None) => value::raw::RawLookup::Missing,
+                    Some(Some(v)) => value::raw::RawLookup::Value(v),
+                }
+            } else if field.contains('.') {
+                value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>())
+            } else {
+                value::raw::lookup(doc, &[field])
+            };
             // As [`Index::key_of_values`]: the first `descending.len()` fields make the key.
             let desc = self.descending.get(i).copied();
             match found {

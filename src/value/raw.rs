@@ -158,11 +158,19 @@ fn lookup_from<'a, S: AsRef<str>>(first: Option<Option<RawBsonRef<'a>>>, rest: &
 /// stored documents (a `$group`'s key and arguments).
 pub fn find_fields<'a, S: AsRef<str>>(doc: &'a RawDocument, names: &[S], out: &mut Vec<Option<Option<RawBsonRef<'a>>>>) {
     out.clear();
-    if names.len() > 64 {
-        out.extend(names.iter().map(|name| get(doc, name.as_ref()).ok()));
+    out.resize(names.len(), Some(None));
+    find_fields_into(doc, names, out);
+}
+
+/// [`find_fields`] into a slice as long as `names` (a caller's array on the stack).
+pub fn find_fields_into<'a, S: AsRef<str>>(doc: &'a RawDocument, names: &[S], out: &mut [Option<Option<RawBsonRef<'a>>>]) {
+    if names.len() > 64 || out.len() != names.len() {
+        for (o, name) in out.iter_mut().zip(names) {
+            *o = get(doc, name.as_ref()).ok();
+        }
         return;
     }
-    out.extend(names.iter().map(|_| Some(None)));
+    out.fill(Some(None));
     let b = doc.as_bytes();
     // The names found so far, one bit each.
     let mut seen = 0u64;
