@@ -67,8 +67,14 @@ impl Update {
         if !self.filters.is_empty() {
             return None;
         }
-        let leaves = root.top_leaves()?;
+        // At most `AT_ONCE` fields (else the general path): the update's fields and where each
+        // lies in the document, in arrays of the stack (no list made per document).
+        const AT_ONCE: usize = 8;
+        let mut slots: [(&str, Option<&Op>); AT_ONCE] = [("", None); AT_ONCE];
+        let n = root.top_leaves_into(&mut slots)?;
+        let leaves = &slots[..n];
         for (name, op) in leaves.iter() {
+            let op = (*op)?;
             if name.is_empty() || name.starts_with('$') || *name == "_id" {
                 return None;
             }
@@ -80,7 +86,8 @@ impl Update {
         }
         // Each touched field's element: where it lies, its kind and where its value starts.
         let bytes = raw.as_bytes();
-        let mut found: Vec<Option<(usize, usize, u8, usize)>> = vec![None; leaves.len()];
+        let mut found_at = [None; AT_ONCE];
+        let found = &mut found_at[..n];
         for el in Elements::new(bytes) {
             let Element { start, name, kind, value, end } = el?;
             if let Some(i) = leaves.iter().position(|(n, _)| n.as_bytes() == name) {
@@ -95,7 +102,8 @@ impl Update {
         let mut edits = Vec::with_capacity(leaves.len());
         let mut changed_paths = Vec::new();
         let mut size = raw.as_bytes().len();
-        for ((name, op), found) in leaves.iter().zip(found) {
+        for ((name, op), found) in leaves.iter().zip(found.iter().copied()) {
+            let op = (*op)?;
             // A missing field is created by the general path.
             let (start, end, kind, value) = found?;
             let edit = match op {

@@ -51,24 +51,24 @@ pub(crate) struct ArrayNode {
 }
 
 impl Node {
-    /// The children of an object node by field name (for the root: the top-level fields the
-    /// update changes).
     /// The operators of an update whose every path is one top-level field (no positional
-    /// part), in the order [`apply`] applies them; `None` for any other update.
-    pub(crate) fn top_leaves(&self) -> Option<Vec<(&str, &Op)>> {
+    /// part), each with its field's name, in the order [`apply`] applies them, written to
+    /// `out` (a caller's array: no list made); returns how many. `None` for any other update,
+    /// and when there are more than `out` holds.
+    pub(crate) fn top_leaves_into<'a>(&'a self, out: &mut [(&'a str, Option<&'a Op>)]) -> Option<usize> {
         let Node::Object(o) = self else { return None };
-        if o.positional.is_some() {
+        if o.positional.is_some() || o.children.len() > out.len() {
             return None;
         }
-        o.children
-            .iter()
-            .map(|(k, n)| match n {
-                Node::Leaf(op) => Some((k.as_str(), op)),
-                _ => None,
-            })
-            .collect()
+        for ((k, n), slot) in o.children.iter().zip(out.iter_mut()) {
+            let Node::Leaf(op) = n else { return None };
+            *slot = (k.as_str(), Some(op));
+        }
+        Some(o.children.len())
     }
 
+    /// The children of an object node by field name (for the root: the top-level fields the
+    /// update changes).
     pub(crate) fn fields(&self) -> impl Iterator<Item = (&str, &Node)> {
         let children = match self {
             Node::Object(o) => o.children.as_slice(),
