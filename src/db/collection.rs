@@ -608,6 +608,16 @@ impl Collection {
         list.sort_unstable_by_key(|m| m.index);
         for group in list.chunk_by(|a, b| a.index == b.index) {
             let Some(ix) = self.indexes.get_mut(group[0].index as usize) else { continue };
+            if group.len() >= (ix.entries().len() / 8).max(1) {
+                // Many moves (an eighth of the entries or more): one pass over the leaves drops
+                // the moved records' entries and merges in their new keys, sorted (the old keys
+                // are neither sorted nor searched for).
+                let rids: Vec<u64> = group.iter().map(|m| m.rid).collect();
+                let moved = RidSet::new(&rids);
+                let pairs = sorted_pairs(group.iter().filter_map(|m| moves.key(m, false).map(|k| (k, m.rid))));
+                ix.replace_rids(|rid| moved.contains(rid), &pairs);
+                continue;
+            }
             for old in [true, false] {
                 let pairs = sorted_pairs(group.iter().filter_map(|m| moves.key(m, old).map(|k| (k, m.rid))));
                 if old {

@@ -468,6 +468,13 @@ impl Index {
         self.entries.retain_rids(|rid| !gone(rid));
     }
 
+    /// Forgets every entry of the records `gone` says moved and records the pairs of `add`
+    /// (sorted, as [`Index::add_sorted_keys`] takes them) in one pass (see
+    /// `KeyTree::merge_rids`).
+    pub fn replace_rids(&mut self, gone: impl Fn(u64) -> bool, add: &[(&[u8], u64)]) {
+        self.entries.merge_rids(|rid| !gone(rid), add);
+    }
+
     /// Records the `(key, record id)` pairs of `pairs` (keys as [`Index::raw_key_into`] gives
     /// them), sorted, at once (see `KeyTree::insert_sorted`).
     pub fn add_sorted_keys(&mut self, pairs: &[(&[u8], u64)]) {

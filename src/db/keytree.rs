@@ -223,6 +223,37 @@ impl KeyTree {
         before - self.len
     }
 
+    /// Keeps the entries whose record id `keep` accepts and adds the pairs of `add` (sorted in
+    /// (key, record id) order, without repeats, none of them kept already), in one pass over
+    /// the leaves that merges the two (the tree is rebuilt in full leaves): for an update that
+    /// moves the keys of many records at once, whose old keys need not be sorted or searched
+    /// for, nor the new ones searched for.
+    pub fn merge_rids(&mut self, mut keep: impl FnMut(u64) -> bool, add: &[(&[u8], u64)]) {
+        let mut b = Builder::default();
+        let mut next = 0;
+        let mut probe = Vec::new();
+        probe_of(add, next, &mut probe);
+        for page in std::mem::take(&mut self.leaves).values() {
+            let mut pos = 0;
+            while let Some(a) = at(page, pos) {
+                // The pairs to add that sort before this entry go first.
+                while next < add.len() && probe.as_slice() < &page[a.start..a.end] {
+                    b.push(add[next].0, add[next].1);
+                    next += 1;
+                    probe_of(add, next, &mut probe);
+                }
+                if keep(a.rid) {
+                    b.push_entry(&page[pos..a.end], a.start - pos);
+                }
+                pos = a.end;
+            }
+        }
+        for (key, rid) in &add[next..] {
+            b.push(key, *rid);
+        }
+        *self = b.finish();
+    }
+
     /// The leaf that holds (or would hold) `probe`.
     fn leaf_of(&self, probe: &[u8]) -> Option<(&[u8], &Vec<u8>)> {
         self.leaves.range::<[u8], _>((Bound::Unbounded, Bound::Included(probe))).next_back().map(|(k, v)| (&k[..], v))

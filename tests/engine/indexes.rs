@@ -429,3 +429,36 @@ fn nan_bounds_find_what_a_scan_finds() {
         }
     }
 }
+
+/// An update moves index keys in two ways: a few moves are removed and added key by key
+/// (`KeyTree::remove_sorted`, `insert_sorted`), many (an eighth of the entries or more) in one
+/// pass that drops the moved records' entries and merges their new keys in
+/// (`KeyTree::merge_rids`). Both leave the index holding exactly the documents' keys, so an
+/// index scan finds what a collection scan finds, in the index's order, for every value.
+#[test]
+fn updates_of_few_and_of_many_documents_move_index_keys_alike() {
+    let mut db = new_db();
+    let docs: Vec<Bson> = (0..400).map(|i| Bson::Document(doc! {"_id": i, "g": i % 7, "v": (i * 37) % 101, "s": format!("k{:03}", (i * 13) % 50)})).collect();
+    run(&mut db, doc! {"insert": "c", "documents": docs});
+    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1"}, {"key": {"s": -1, "v": 1}, "name": "s_v"}]});
+    // Few moves (3 of 400), then many (about half, then all), then a few again.
+    for (q, u) in [
+        (doc! {"_id": {"$in": [5, 77, 301]}}, doc! {"$inc": {"v": 1000}}),
+        (doc! {"g": {"$lt": 4}}, doc! {"$inc": {"v": -3}, "$set": {"s": "mid"}}),
+        (doc! {}, doc! {"$mul": {"v": 2}}),
+        (doc! {"g": 6, "v": {"$gt": 100}}, doc! {"$set": {"s": "zz"}}),
+    ] {
+        run(&mut db, doc! {"update": "c", "updates": [{"q": q, "u": u, "multi": true}]});
+        let v = run(&mut db, doc! {"validate": "c"});
+        assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "{v}");
+        let ids = |reply: &Document| -> Vec<Bson> {
+            reply.get_document("cursor").and_then(|c| c.get_array("firstBatch")).map(|b| b.iter().filter_map(|d| d.as_document()?.get("_id").cloned()).collect()).unwrap_or_default()
+        };
+        for (sort, hint) in [(doc! {"v": 1, "_id": 1}, "v_1"), (doc! {"s": -1, "v": 1, "_id": 1}, "s_v")] {
+            let by_index = run(&mut db, doc! {"find": "c", "filter": {}, "sort": sort.clone(), "hint": hint, "batchSize": 1000});
+            let by_scan = run(&mut db, doc! {"find": "c", "filter": {}, "sort": sort, "hint": {"$natural": 1}, "batchSize": 1000});
+            assert_eq!(ids(&by_index), ids(&by_scan), "{hint}");
+            assert_eq!(ids(&by_index).len(), 400);
+        }
+    }
+}
