@@ -45,6 +45,19 @@ pub struct Index {
     /// A wildcard index (`{ "$**": 1 }`, `{ "a.$**": 1 }`): its keys are `{ $_path, value }`
     /// (see `wildcard.rs`), and its multikey paths are kept there.
     pub wildcard: Option<Wildcard>,
+    /// Each key field's path (from `key`), as its first part and the others: the key read
+    /// from a document's bytes finds every first part in one walk (`raw_key_into`).
+    key_paths: Vec<(String, Vec<String>)>,
+}
+
+/// The key fields' paths of a key pattern (see `Index::key_paths`).
+fn key_paths(key: &Document) -> Vec<(String, Vec<String>)> {
+    key.keys()
+        .map(|k| {
+            let mut parts = k.split('.').map(String::from);
+            (parts.next().unwrap_or_default(), parts.collect())
+        })
+        .collect()
 }
 
 /// The spec of the `_id` index.
@@ -108,6 +121,7 @@ impl Index {
             multikey: false,
             multikey_paths: vec![Vec::new()],
             wildcard: None,
+            key_paths: key_paths(&doc! {"_id": 1}),
         })
     }
 
@@ -263,7 +277,8 @@ impl Index {
             descending.insert(0, false);
         }
         let multikey_paths = vec![Vec::new(); key.len()];
-        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: KeyTree::new(), multikey: false, multikey_paths, wildcard })
+        let key_paths = key_paths(&key);
+        Ok(Index { spec: listed, name, key, unique, sparse, partial, descending, entries: KeyTree::new(), multikey: false, multikey_paths, wildcard, key_paths })
     }
 
     /// True for an index with a `partialFilterExpression`.
@@ -393,31 +408,21 @@ impl Index {
         }
         let start = out.len();
         let mut all_missing = true;
-        // Key fields of one part each (the usual index) are found in one walk over the
-        // document's elements.
+        // The key fields' first parts are found in one walk over the document's elements (for
+        // up to `AT_ONCE` fields: the usual index; more are looked up one by one).
         const AT_ONCE: usize = 8;
-        let mut names = [""; AT_ONCE];
-        let mut found_at_once = [Some(None); AT_ONCE];
-        let n = self.key.len();
-        let at_once = n <= AT_ONCE && self.key.keys().all(|k| !k.contains('.'));
-        if at_once {
-            for (slot, k) in names.iter_mut().zip(self.key.keys()) {
-                *slot = k.as_str();
+        let n = self.key_paths.len();
+        let mut tops = [""; AT_ONCE];
+        let mut firsts = [Some(None); AT_ONCE];
+        if n <= AT_ONCE {
+            for (slot, (top, _)) in tops.iter_mut().zip(&self.key_paths) {
+                *slot = top.as_str();
             }
-            value::raw::find_fields_into(doc, &names[..n], &mut found_at_once[..n]);
+            value::raw::find_fields_into(doc, &tops[..n], &mut firsts[..n]);
         }
-        for (i, field) in self.key.keys().enumerate() {
-            let found = if at_once {
-                match found_at_once[i] {
-                    None | Some(Some(bson::RawBsonRef::Array(_))) => value::raw::RawLookup::Decode,
-                    Some(None) => value::raw::RawLookup::Missing,
-                    Some(Some(v)) => value::raw::RawLookup::Value(v),
-                }
-            } else if field.contains('.') {
-                value::raw::lookup(doc, &field.split('.').collect::<Vec<_>>())
-            } else {
-                value::raw::lookup(doc, &[field])
-            };
+        for (i, (top, rest)) in self.key_paths.iter().enumerate() {
+            let first = if n <= AT_ONCE { firsts[i] } else { value::raw::get(doc, top).ok() };
+            let found = value::raw::lookup_path_from(first, rest);
             // As [`Index::key_of_values`]: the first `descending.len()` fields make the key.
             let desc = self.descending.get(i).copied();
             match found {

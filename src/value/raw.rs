@@ -130,6 +130,12 @@ pub fn lookup_expr_path_from<'a, S: AsRef<str>>(first: Option<Option<RawBsonRef<
     lookup_from(first, rest, true)
 }
 
+/// [`lookup`] for a path whose first part's value was already found (as for
+/// [`lookup_expr_path_from`]).
+pub fn lookup_path_from<'a, S: AsRef<str>>(first: Option<Option<RawBsonRef<'a>>>, rest: &[S]) -> RawLookup<'a> {
+    lookup_from(first, rest, false)
+}
+
 /// The rest of [`lookup_through`] from the value of the path's first part.
 fn lookup_from<'a, S: AsRef<str>>(first: Option<Option<RawBsonRef<'a>>>, rest: &[S], array_at_end: bool) -> RawLookup<'a> {
     let mut found = first;
@@ -155,7 +161,7 @@ fn lookup_from<'a, S: AsRef<str>>(first: Option<Option<RawBsonRef<'a>>>, rest: &
 /// The values of several top-level fields of a document in one walk over its elements (what
 /// [`get`] answers for each name, the first field of that name; `None` for bytes that do not
 /// read), written to `out` in the order of `names`: for a reader of several fields of many
-/// stored documents (a `$group`'s key and arguments).
+/// stored documents (a `$group`'s key and arguments, an index's key fields).
 pub fn find_fields<'a, S: AsRef<str>>(doc: &'a RawDocument, names: &[S], out: &mut Vec<Option<Option<RawBsonRef<'a>>>>) {
     out.clear();
     out.resize(names.len(), Some(None));
