@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import util from 'node:util';
 import * as BSON from 'bson';
-import { decodeReply } from '../../www/runtime/reply.js';
+import { compiledShapes, decodeReply } from '../../www/runtime/reply.js';
 
 const OPTIONS = { promoteLongs: false, promoteValues: true, promoteBuffers: false };
 
@@ -160,5 +160,42 @@ test('reply reader: short keys and strings met before are given back only for th
     const got = decodeReply(bytes);
     assert.notEqual(got, undefined);
     assert.deepEqual(Buffer.from(BSON.serialize(got)), Buffer.from(bytes), `round ${round}`);
+  }
+});
+
+test('reply reader: documents that repeat their keys are made from one compiled list, as js-bson makes them', () => {
+  // Keys that a compiled object literal must write as strings: quotes, backslashes, control
+  // characters, integer-like keys (which JavaScript puts first), the empty key, and keys that are
+  // words of the language. Each list of keys comes back many times (so it is compiled), in turns
+  // with other lists (so the list tried first is often wrong), and at several depths.
+  const tricky = ['"', '\\', "'", '\u0001', '\n', '0', '10', '2', '', 'a b', '$x', 'constructor', 'toString', '}; throw 1; ({', '</script>', 'v'];
+  const r = rng(11);
+  const lists = Array.from({ length: 12 }, () => {
+    const n = Math.floor(r() * 6);
+    return Array.from({ length: n }, () => tricky[Math.floor(r() * tricky.length)]).filter((k, i, a) => a.indexOf(k) === i);
+  });
+  const make = (keys, depth) => {
+    const d = {};
+    for (const k of keys) d[k] = depth < 2 && r() < 0.3 ? make(lists[Math.floor(r() * lists.length)], depth + 1) : r() < 0.5 ? Math.floor(r() * 100) : 's' + Math.floor(r() * 10);
+    return d;
+  };
+  const docs = Array.from({ length: 400 }, () => make(lists[Math.floor(r() * lists.length)], 0));
+  const before = compiledShapes();
+  const bytes = new Uint8Array(BSON.serialize({ cursor: { firstBatch: docs, id: BSON.Long.fromNumber(0), ns: 'test.r' }, ok: 1 }, { checkKeys: false }));
+  const got = decodeReply(bytes);
+  assert.notEqual(got, undefined);
+  assert.ok(util.isDeepStrictEqual(got, BSON.deserialize(bytes, OPTIONS)));
+  assert.deepEqual(Buffer.from(BSON.serialize(got, { checkKeys: false })), Buffer.from(bytes));
+  assert.ok(compiledShapes() - before >= 10, `lists compiled: ${compiledShapes() - before}`);
+
+  // A key stored twice in one document: the value read last, in the place of the first, as
+  // js-bson gives it (and as adding the properties one at a time gives it).
+  const once = new Uint8Array(BSON.serialize({ a: 1, b: 2, c: 3 }));
+  const twice = once.slice();
+  twice[twice.indexOf(0x62)] = 0x61; // the key "b" becomes "a"
+  for (let i = 0; i < 10; i++) {
+    const got2 = decodeReply(twice);
+    assert.deepEqual(Object.entries(got2), Object.entries(BSON.deserialize(twice, OPTIONS)));
+    assert.deepEqual(Object.entries(got2), [['a', 2], ['c', 3]]);
   }
 });

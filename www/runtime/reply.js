@@ -8,6 +8,12 @@
 // a document js-bson would read as a DBRef, bytes that do not add up) it returns `undefined`,
 // and the caller decodes the whole reply with js-bson, which then gives its own value or error.
 // tests/runtime/reply.test.mjs compares the two on generated documents of every type.
+//
+// What a reply of many documents costs here is mostly the objects made and the garbage collector
+// moving them, so each document's fields are read into scratch lists first and the object is then
+// made in one step: an array as an exact copy of its items, a document by an object literal
+// compiled once for its list of keys (`Shapes`), which lays its properties out in place rather
+// than adding them one at a time through a lookup.
 import * as BSON from 'bson';
 
 /** Thrown inside the decoder to give up; never escapes `decodeReply`. */
@@ -39,14 +45,17 @@ class Reader {
   }
 
   /** The document (or array) whose size field is at `at`. */
-  document(at, isArray) {
+  document(at, isArray, depth = 0) {
     const b = this.b;
     const v = this.v;
     if (at + 5 > b.length) throw GIVE_UP;
     const size = v.getInt32(at, true);
     const stop = at + size;
     if (size < 5 || stop > b.length || b[stop - 1] !== 0) throw GIVE_UP;
-    const out = isArray ? [] : {};
+    // this document's fields so far (the lists are reused: one per depth of nesting)
+    const vals = VALS[depth] ?? (VALS[depth] = []);
+    const keys = isArray ? null : (KEYS[depth] ?? (KEYS[depth] = []));
+    let n = 0;
     let dollar = isArray ? false : null; // js-bson's isPossibleDBRef
     let i = at + 4;
     while (true) {
@@ -84,7 +93,7 @@ class Reader {
         }
         case 3: // document
         case 4: // array
-          value = this.document(i, type === 4);
+          value = this.document(i, type === 4, depth + 1);
           i = this.end;
           break;
         case 7: // ObjectId
@@ -118,14 +127,89 @@ class Reader {
         default:
           throw GIVE_UP;
       }
-      if (isArray) out.push(value);
-      else out[key] = value;
+      if (!isArray) keys[n] = key;
+      vals[n++] = value;
     }
     if (i !== stop) throw GIVE_UP;
     if (dollar) throw GIVE_UP; // js-bson may make it a DBRef
     this.end = stop;
+    return isArray ? vals.slice(0, n) : shapes.make(keys, vals, n, depth);
+  }
+}
+
+const VALS = [];
+const KEYS = [];
+
+/** The lists of keys met, each with the function that makes an object of those keys from a list
+ * of values once the list has been met a few times (`new Function` over the keys written as JSON
+ * strings, so a key is only ever a string literal; the keys are ASCII and never `__proto__`, see
+ * `document`). The list last made at each depth is tried first: the documents of a reply mostly
+ * follow one another with the same keys. Until a list is compiled, or where code cannot be
+ * compiled (a Content-Security-Policy without 'unsafe-eval'), objects are made a property at a
+ * time, with the same result. */
+class Shapes {
+  constructor() {
+    this.byKeys = new Map();
+    this.last = [];
+    this.compile = true;
+    this.compiled = 0;
+  }
+
+  make(keys, vals, n, depth) {
+    let shape = this.last[depth];
+    if (shape === undefined || !shape.is(keys, n)) {
+      // n and the keys joined by NUL (which no key holds) name one list
+      const id = n + ':' + keys.slice(0, n).join('\0');
+      shape = this.byKeys.get(id);
+      if (shape === undefined) {
+        shape = new Shape(keys.slice(0, n));
+        // a bound on what is kept: when full, start again (the lists in use come back at once)
+        if (this.byKeys.size >= MAX_SHAPES) this.byKeys.clear();
+        this.byKeys.set(id, shape);
+      }
+      this.last[depth] = shape;
+    }
+    if (shape.build === null && this.compile && ++shape.seen >= COMPILE_AFTER) {
+      try {
+        shape.build = new Function('v', 'return {' + shape.keys.map((k, j) => JSON.stringify(k) + ': v[' + j + ']').join(', ') + '};');
+        this.compiled++;
+      } catch (e) {
+        // code generation refused (EvalError): never again; else only this list is left alone
+        if (e?.name === 'EvalError') this.compile = false;
+        shape.seen = -Infinity;
+      }
+    }
+    if (shape.build !== null) return shape.build(vals);
+    const out = {};
+    for (let k = 0; k < n; k++) out[keys[k]] = vals[k];
     return out;
   }
+}
+
+class Shape {
+  constructor(keys) {
+    this.keys = keys;
+    this.seen = 0;
+    this.build = null;
+  }
+
+  /** Whether `keys[0..n)` are this shape's keys (short keys are interned, so most compare as
+   * the same string). */
+  is(keys, n) {
+    const mine = this.keys;
+    if (mine.length !== n) return false;
+    for (let k = 0; k < n; k++) if (mine[k] !== keys[k]) return false;
+    return true;
+  }
+}
+
+const MAX_SHAPES = 512;
+const COMPILE_AFTER = 4;
+const shapes = new Shapes();
+
+/** How many lists of keys have a compiled maker (for the tests). */
+export function compiledShapes() {
+  return shapes.compiled;
 }
 
 /** Short strings met before, by a hash of their bytes: keys repeat in every document of a
