@@ -122,30 +122,43 @@ impl Records {
         Some(old)
     }
 
-    /// Keeps only the records for which `keep` is true (one pass in id order).
+    /// Keeps only the records for which `keep` is true (one pass in id order, in place: an
+    /// array's slots are emptied where they stand, its ends trimmed as [`Records::remove`] trims
+    /// them).
     pub fn retain(&mut self, mut keep: impl FnMut(u64, &Record) -> bool) {
-        let store = std::mem::replace(&mut self.store, Store::Sparse(BTreeMap::new()));
-        let mut kept = Records::new();
-        match store {
+        match &mut self.store {
             Store::Dense { first, slots } => {
-                for (i, slot) in slots.into_iter().enumerate() {
+                let mut len = 0;
+                for (i, slot) in slots.iter_mut().enumerate() {
                     if let Some(rec) = slot {
-                        let rid = first + i as u64;
-                        if keep(rid, &rec) {
-                            kept.insert(rid, rec);
+                        if keep(*first + i as u64, rec) {
+                            len += 1;
+                        } else {
+                            *slot = None;
                         }
                     }
                 }
-            }
-            Store::Sparse(map) => {
-                for (rid, rec) in map {
-                    if keep(rid, &rec) {
-                        kept.insert(rid, rec);
-                    }
+                self.len = len;
+                while slots.front().is_some_and(Option::is_none) {
+                    slots.pop_front();
+                    *first += 1;
+                }
+                while slots.back().is_some_and(Option::is_none) {
+                    slots.pop_back();
+                }
+                if slots.capacity() > 4 * slots.len().max(SMALL) {
+                    slots.shrink_to(2 * slots.len());
+                }
+                if slots.len() > SMALL && slots.len() / 4 > self.len {
+                    self.to_sparse();
                 }
             }
+            Store::Sparse(map) => {
+                map.retain(|rid, rec| keep(*rid, rec));
+                self.len = map.len();
+                self.maybe_dense();
+            }
         }
-        *self = kept;
     }
 
     pub fn clear(&mut self) {
