@@ -75,6 +75,21 @@ impl Record {
         self.raw().ok().and_then(|r| r.get("_id").ok().flatten()).and_then(|v| Bson::try_from(v).ok())
     }
 
+    /// The names of the document's top-level fields, in order, each once (the keys of
+    /// [`Record::doc`]), read in place.
+    pub fn top_keys(&self) -> Result<Vec<String>> {
+        let mut keys: Vec<String> = Vec::new();
+        for el in value::raw::Elements::new(&self.bytes) {
+            let Some(name) = el.and_then(|e| std::str::from_utf8(e.name).ok()) else {
+                return Ok(self.doc()?.keys().cloned().collect());
+            };
+            if !keys.iter().any(|k| k == name) {
+                keys.push(name.to_string());
+            }
+        }
+        Ok(keys)
+    }
+
     /// The document, decoded.
     pub fn doc(&self) -> Result<Document> {
         Record::decode_of(&self.bytes, None)

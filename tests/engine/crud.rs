@@ -533,6 +533,20 @@ fn write_reports_record_sizes_and_paths() {
     db.run_command(&doc! {"delete": "c", "deletes": [{"q": {}, "limit": 0}]});
     let r = db.last_write_report().to_vec();
     assert_eq!((r[0].op, r[0].before_size, r[0].after_size), (WriteOp::Delete, Some(30), None));
+    assert_eq!((&r[0].id, &r[0].changed_paths), (&Bson::Int32(1), &vec!["_id".to_string(), "a".into(), "b".into()]));
+    // A deleteMany's reports: each document's `_id` and top-level field names, in match order.
+    db.run_command(&ins(vec![doc! {"_id": "x", "n": {"m": 1}, "t": [1, 2]}, doc! {"k": 2, "_id": 2.5}, doc! {"_id": 3}]));
+    db.run_command(&doc! {"delete": "c", "deletes": [{"q": {"_id": {"$ne": 3}}, "limit": 0}]});
+    let r = db.last_write_report().to_vec();
+    let got: Vec<(Bson, Vec<String>, Option<usize>)> = r.iter().map(|w| (w.id.clone(), w.changed_paths.clone(), w.before_size)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (Bson::String("x".into()), vec!["_id".to_string(), "n".into(), "t".into()], Some(53)),
+            // stored with `_id` first, as the server stores it
+            (Bson::Double(2.5), vec!["_id".to_string(), "k".into()], Some(25)),
+        ]
+    );
 }
 
 #[test]

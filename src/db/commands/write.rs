@@ -398,25 +398,25 @@ pub(crate) fn delete_statement(
     let mut removed = Removed::default();
     if !just_one {
         // Every match at once (`Collection::remove_many`); the reports kept are made as before
-        // (in match order, the document decoded only for those).
+        // (in match order, from the `_id` and the field names read in place).
         let rids: Vec<u64> = targets.iter().map(|(rid, _)| *rid).collect();
         let room = db.report_room();
-        let mut kept: Vec<(usize, Document)> = Vec::new();
+        let mut kept: Vec<(usize, Bson, Vec<String>)> = Vec::new();
         let Some(c) = db.collection_mut(dbname, coll) else { return Ok(removed) };
         removed.n = c.remove_many(&rids, |rec| {
             if kept.len() < room {
-                kept.push((rec.size(), rec.doc()?));
+                kept.push((rec.size(), rec.id(), rec.top_keys()?));
             }
             Ok(())
         })?;
         let unkept = removed.n.saturating_sub(kept.len());
-        for (size, doc) in kept {
+        for (size, id, keys) in kept {
             db.report(|| WriteReport {
                 collection: coll.to_string(),
-                id: exec::id_of(&doc),
+                id,
                 before_size: Some(size),
                 after_size: None,
-                changed_paths: doc.keys().cloned().collect(),
+                changed_paths: keys,
                 op: WriteOp::Delete,
             });
         }
