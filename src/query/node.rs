@@ -5,7 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use bson::{Bson, Document, RawDocument};
+use bson::{Bson, Document, RawBsonRef, RawDocument};
 
 use crate::env::Env;
 use crate::error::Result;
@@ -62,6 +62,13 @@ pub(crate) trait Predicate: fmt::Debug + Send + Sync {
     /// The value of an equality predicate (`$eq`, or `$in` with one value), for upserts and
     /// index lookups.
     fn equality_value(&self) -> Option<&Bson> {
+        None
+    }
+
+    /// The answer for a value read in place (`v`: what a path holds, never an array along it),
+    /// when the predicate can give it without the value decoded; `None` to decode it and ask
+    /// [`Predicate::matches_value`], whose answer this must be.
+    fn matches_raw_value(&self, _v: RawBsonRef<'_>) -> Option<bool> {
         None
     }
 }
@@ -243,10 +250,15 @@ impl Node {
                 let v = match raw::lookup(doc, &path.parts) {
                     RawLookup::Decode => return Ok(None),
                     RawLookup::Missing => None,
-                    RawLookup::Value(v) => match raw::decode_value(v) {
-                        Ok(v) => Some(v),
-                        Err(_) => return Ok(None),
-                    },
+                    RawLookup::Value(v) => {
+                        if let Some(m) = pred.matches_raw_value(v) {
+                            return Ok(Some(m));
+                        }
+                        match raw::decode_value(v) {
+                            Ok(v) => Some(v),
+                            Err(_) => return Ok(None),
+                        }
+                    }
                 };
                 pred.matches_value(v.as_ref(), cx).map(Some)
             }

@@ -15,7 +15,7 @@ pub mod nin;
 
 use std::cmp::Ordering;
 
-use bson::Bson;
+use bson::{Bson, RawBsonRef};
 
 use super::node::{Cx, Node, Predicate};
 use super::parser::PathArgs;
@@ -65,6 +65,38 @@ impl Predicate for Cmp {
     fn equality_value(&self) -> Option<&Bson> {
         (self.op == CmpOp::Eq).then_some(&self.rhs)
     }
+
+    /// A number against a number (neither NaN) is `compare_matches`'s `cmp_num` of the two,
+    /// without the stored one decoded.
+    fn matches_raw_value(&self, v: RawBsonRef<'_>) -> Option<bool> {
+        let x = match v {
+            RawBsonRef::Double(f) => Number::Double(f),
+            RawBsonRef::Int32(i) => Number::Int(i),
+            RawBsonRef::Int64(i) => Number::Long(i),
+            _ => return None,
+        };
+        let y = match self.rhs {
+            Bson::Double(f) => Number::Double(f),
+            Bson::Int32(i) => Number::Int(i),
+            Bson::Int64(i) => Number::Long(i),
+            _ => return None,
+        };
+        if x.is_nan() || y.is_nan() {
+            return None;
+        }
+        Some(op_holds(self.op, x.cmp_num(y)))
+    }
+}
+
+/// Whether `op` holds of two values ordered `o`.
+fn op_holds(op: CmpOp, o: Ordering) -> bool {
+    match op {
+        CmpOp::Eq => o == Ordering::Equal,
+        CmpOp::Lt => o == Ordering::Less,
+        CmpOp::Lte => o != Ordering::Greater,
+        CmpOp::Gt => o == Ordering::Greater,
+        CmpOp::Gte => o != Ordering::Less,
+    }
 }
 
 /// `ComparisonMatchExpression::matchesSingleElement` (`None` is a missing field).
@@ -93,14 +125,7 @@ pub(crate) fn compare_matches(op: CmpOp, e: Option<&Bson>, rhs: &Bson) -> bool {
             };
         }
     }
-    let o = compare(e, rhs);
-    match op {
-        CmpOp::Eq => o == Ordering::Equal,
-        CmpOp::Lt => o == Ordering::Less,
-        CmpOp::Lte => o != Ordering::Greater,
-        CmpOp::Gt => o == Ordering::Greater,
-        CmpOp::Gte => o != Ordering::Less,
-    }
+    op_holds(op, compare(e, rhs))
 }
 
 fn is_nan(v: &Bson) -> bool {
