@@ -7,7 +7,7 @@
 //!
 //! `SCALE_SIZES=10000,100000` (environment) picks the sizes (`SCALE_ONLY_INSERT=1`: the insert row
 //! alone; `SCALE_ONLY_DELETE=1`: the insert, the delete of half and the delete of all on {g: 1};
-//! `SCALE_ONLY_SORT=1`: the insert and the `$sort` of all into a `$group`; `SCALE_ONLY_GROUP=1`: the
+//! `SCALE_ONLY_SORT=1`: the insert and the `$sort` of all into a `$group`; `SCALE_ONLY_UPSERT=1`: the insert and the upserts; `SCALE_ONLY_GROUP=1`: the
 //! insert and the `$match` + `$group` + `$sort`; `SCALE_ONLY_LOOKUP=1`: the insert and the `$lookup` + `$group`; `SCALE_ONLY_UPDATE=1`:
 //! the insert, the index, the updateMany and then the delete of half as the Node runner runs it; `SCALE_ONLY_SNAPSHOT=1`: the insert, the index, a
 //! snapshot and its restore); the default is the three sizes (under
@@ -187,6 +187,11 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
         push("$lookup + $group", lookup_group(&mut db));
         return (per(held), per(bson_bytes), 0.0, 1.0);
     }
+    if std::env::var("SCALE_ONLY_UPSERT").is_ok() {
+        // The insert, then the upserts alone.
+        push("update: one upsert per statement", upserts(&mut db, n));
+        return (per(held), per(bson_bytes), 0.0, 1.0);
+    }
     if std::env::var("SCALE_ONLY_SORT").is_ok() {
         // The insert, then the sort of every document into a `$group` alone.
         let (t, _) = time(|| run(&mut db, &sort_all_group()));
@@ -265,18 +270,7 @@ fn at_size(n: usize, rows: &mut Vec<Row>) -> (f64, f64, f64, f64) {
     let (t, _) = time(|| run(&mut db, &doc! {"update": "r", "updates": [{"q": {}, "u": {"$inc": {"v": 1}, "$push": {"tags": "x"}}, "multi": true}]}));
     push("updateMany {$inc, $push}", t);
 
-    let upserts: Vec<Vec<u8>> = (0..n)
-        .step_by(BATCH)
-        .map(|start| {
-            let end = (start + BATCH).min(n);
-            let stmts: Vec<Bson> = (start..end)
-                .map(|i| Bson::Document(doc! {"q": {"_id": i as i64}, "u": {"$set": {"w": 1}, "$inc": {"k": 1}}, "upsert": true}))
-                .collect();
-            doc! {"update": "u", "updates": stmts}.to_vec().expect("serializes")
-        })
-        .collect();
-    let (t, _) = time(|| run_bytes(&mut db, &upserts));
-    push("update: one upsert per statement", t);
+    push("update: one upsert per statement", upserts(&mut db, n));
 
     snapshot_and_restore(&db, &mut push);
 
@@ -312,6 +306,22 @@ fn lookup_group(db: &mut Database) -> f64 {
         {"$group": {"_id": {"$first": "$s.site"}, "n": {"$sum": 1}}},
     ], "cursor": {}};
     time(|| run(db, &pipeline)).0
+}
+
+/// One `update` command per 100 000 statements, each an upsert of a new `_id` into `u`: the time
+/// of the commands.
+fn upserts(db: &mut Database, n: usize) -> f64 {
+    let upserts: Vec<Vec<u8>> = (0..n)
+        .step_by(BATCH)
+        .map(|start| {
+            let end = (start + BATCH).min(n);
+            let stmts: Vec<Bson> = (start..end)
+                .map(|i| Bson::Document(doc! {"q": {"_id": i as i64}, "u": {"$set": {"w": 1}, "$inc": {"k": 1}}, "upsert": true}))
+                .collect();
+            doc! {"update": "u", "updates": stmts}.to_vec().expect("serializes")
+        })
+        .collect();
+    time(|| run_bytes(db, &upserts)).0
 }
 
 fn match_group_sort() -> Document {
