@@ -106,7 +106,8 @@ struct Builder {
     len: usize,
     /// Room for [`Builder::push`] to encode an entry in.
     entry: Vec<u8>,
-    tail: Vec<u8>,
+    /// Where the last entry's key and record id start in `page` (the tree's tail once done).
+    last: usize,
 }
 
 impl Builder {
@@ -131,18 +132,19 @@ impl Builder {
             self.leaves.push((std::mem::take(&mut self.lower), full));
             self.lower = entry[prefix..].into();
         }
+        self.last = self.page.len() + prefix;
         self.page.extend_from_slice(entry);
         self.len += 1;
-        self.tail.clear();
-        self.tail.extend_from_slice(&entry[prefix..]);
     }
 
     fn finish(mut self) -> KeyTree {
+        let mut tail = Vec::new();
         if !self.page.is_empty() {
+            tail.extend_from_slice(&self.page[self.last..]);
             self.page.shrink_to_fit();
             self.leaves.push((self.lower, self.page));
         }
-        KeyTree { leaves: self.leaves.into_iter().collect(), len: self.len, tail: self.tail }
+        KeyTree { leaves: self.leaves.into_iter().collect(), len: self.len, tail }
     }
 }
 
