@@ -272,10 +272,15 @@ impl Database {
     /// is decoded (decoding recurses), so the decoded command is not walked a second time.
     pub fn run_command_raw(&mut self, bytes: &[u8]) -> Vec<u8> {
         let raw = bson::RawDocument::from_bytes(bytes).ok();
-        // An insert's documents are not decoded (see `insert::split_raw`, which checks the
-        // nesting limit as it reads them and leaves a command past it to the path below).
-        if let Some((cmd, docs)) = raw.and_then(commands::insert::split_raw) {
-            let result = self.execute(&cmd, Some(docs));
+        // An insert's documents are not decoded, nor an update's statements all at once (see
+        // `insert::split_raw` and `update::split_raw`, which leave a command past the nesting
+        // limit to the path below).
+        let split = raw.and_then(|raw| {
+            let insert = commands::insert::split_raw(raw).map(|(cmd, docs)| (cmd, commands::RawPart::Documents(docs)));
+            insert.or_else(|| commands::update::split_raw(raw).map(|(cmd, statements)| (cmd, commands::RawPart::Statements(statements))))
+        });
+        if let Some((cmd, part)) = split {
+            let result = self.execute(&cmd, Some(part));
             let bytes = self.reply_bytes(result);
             self.swap_back();
             return bytes;
@@ -326,7 +331,7 @@ impl Database {
     }
 
     /// Runs a command already checked for nesting.
-    fn execute(&mut self, cmd: &Document, raw_documents: Option<Vec<Option<commands::insert::RawDoc>>>) -> std::result::Result<commands::Dispatched, Document> {
+    fn execute(&mut self, cmd: &Document, raw: Option<commands::RawPart>) -> std::result::Result<commands::Dispatched, Document> {
         self.clear_reports();
         let db = match commands::command_db(cmd) {
             Ok(db) => db,
@@ -351,7 +356,7 @@ impl Database {
         };
         let env = Env::new(bson::DateTime::from_millis(self.now_millis()));
         self.txn_inside = inside;
-        let result = commands::dispatch(self, cmd, db, env, raw_documents);
+        let result = commands::dispatch(self, cmd, db, env, raw);
         self.txn_inside = false;
         if inside {
             // In a transaction a write error fails the whole command (write_ops_exec.cpp,

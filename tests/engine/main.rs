@@ -25,6 +25,7 @@ mod raw_insert;
 mod raw_match;
 mod raw_sort;
 mod raw_update;
+mod raw_update_command;
 mod schema;
 mod time_zones;
 mod update;

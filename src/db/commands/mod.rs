@@ -18,7 +18,7 @@ mod preview;
 mod schema;
 mod server;
 pub(crate) mod stats;
-mod update;
+pub(crate) mod update;
 mod validate;
 pub(crate) mod write;
 
@@ -36,8 +36,17 @@ pub(crate) struct Ctx {
     pub env: Env,
     /// Set by a find whose results are stored documents returned as they are.
     pub batch: Option<Batch>,
-    /// An insert command's documents when it came as bytes (see [`insert::split_raw`]).
-    pub raw_documents: Option<Vec<Option<insert::RawDoc>>>,
+    /// A write command's long array when the command came as bytes (see [`RawPart`]).
+    pub raw: Option<RawPart>,
+}
+
+/// The one long array of a write command given as bytes, left out of the decoded command (which
+/// holds an empty array in its place) so that a batch of 100 000 is not decoded at once: an
+/// insert's documents, each as bytes ([`insert::split_raw`]), or an update's statements, as the
+/// array's bytes ([`update::split_raw`]), each decoded when its turn comes.
+pub(crate) enum RawPart {
+    Documents(Vec<Option<insert::RawDoc>>),
+    Statements(Vec<u8>),
 }
 
 /// The `cursor.firstBatch` of a reply as records of a collection of the command's database: the
@@ -124,7 +133,7 @@ pub(super) fn dispatch(
     cmd: &Document,
     db_name: String,
     env: Env,
-    raw_documents: Option<Vec<Option<insert::RawDoc>>>,
+    raw: Option<RawPart>,
 ) -> std::result::Result<(Dispatched, Cost), (Error, Cost)> {
     let Some(name) = cmd.keys().next().cloned() else {
         return Err((Error::new(ErrorKind::FailedToParse, "no command specified"), Cost::default()));
@@ -136,7 +145,7 @@ pub(super) fn dispatch(
         Ok(e) => e,
         Err(e) => return Err((e, Cost::default())),
     };
-    let mut ctx = Ctx { db: db_name, env, batch: None, raw_documents };
+    let mut ctx = Ctx { db: db_name, env, batch: None, raw };
     let result = handler(db, &mut ctx, cmd);
     let cost = ctx.env.cost();
     match result {

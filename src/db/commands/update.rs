@@ -76,22 +76,111 @@ impl<'a> Statement<'a> {
     }
 }
 
+/// An update command given as bytes, split so that its statements are not decoded all at once:
+/// the command without them (`updates` left as an empty array, for the command's other checks)
+/// and the bytes of the `updates` array. `None` (the caller decodes the whole command, as for
+/// any other) unless the command is an `update` within the nesting limit whose one `updates`
+/// field is an array whose elements read.
+pub(crate) fn split_raw(raw: &bson::RawDocument) -> Option<(Document, Vec<u8>)> {
+    let (first, _) = raw.iter().next()?.ok()?;
+    if first.as_str() != "update" || crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING) {
+        return None;
+    }
+    let mut cmd = Document::new();
+    let mut updates = None;
+    for item in raw {
+        let (k, v) = item.ok()?;
+        if k.as_str() == "updates" {
+            if updates.is_some() {
+                return None;
+            }
+            let array = v.as_array()?;
+            if !array.into_iter().all(|item| item.is_ok_and(value_reads)) {
+                return None;
+            }
+            updates = Some(array.as_bytes().to_vec());
+            cmd.insert("updates", Bson::Array(Vec::new()));
+        } else {
+            cmd.insert(k.as_str(), crate::value::raw::decode_value(v).ok()?);
+        }
+    }
+    Some((cmd, updates?))
+}
+
+/// Whether every element inside `v` reads (as decoding the whole command would find), walked
+/// without decoding.
+fn value_reads(v: bson::RawBsonRef<'_>) -> bool {
+    use bson::RawBsonRef;
+    match v {
+        RawBsonRef::Document(d) => d.into_iter().all(|item| item.is_ok_and(|(_, v)| value_reads(v))),
+        RawBsonRef::Array(a) => a.into_iter().all(|item| item.is_ok_and(value_reads)),
+        RawBsonRef::JavaScriptCodeWithScope(c) => value_reads(RawBsonRef::Document(c.scope)),
+        _ => true,
+    }
+}
+
+/// The statements of an update command: decoded with it, or as the bytes of its `updates`
+/// array (`split_raw`), each decoded when it is read.
+enum Statements<'a> {
+    Decoded(&'a [Bson]),
+    Raw(Vec<bson::RawBsonRef<'a>>),
+}
+
+impl Statements<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Statements::Decoded(list) => list.len(),
+            Statements::Raw(list) => list.len(),
+        }
+    }
+
+    /// Statement `i` parsed (as `Statement::parse` reads it, `bypass` set), given to `f`.
+    fn with<T>(&self, i: usize, bypass: bool, f: impl FnOnce(&Statement) -> Result<T>) -> Result<T> {
+        let decoded;
+        let v = match self {
+            Statements::Decoded(list) => &list[i],
+            Statements::Raw(list) => {
+                // The fast decoder, else the crate's (as for a whole command).
+                let v = list[i];
+                decoded = crate::value::raw::decode_value(v).or_else(|_| Bson::try_from(v)).map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?;
+                &decoded
+            }
+        };
+        let mut st = Statement::parse(v, "update.updates")?;
+        st.bypass_validation = bypass;
+        f(&st)
+    }
+}
+
 pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
+    let raw = match ctx.raw.take() {
+        Some(super::RawPart::Statements(bytes)) => Some(bytes),
+        other => {
+            ctx.raw = other;
+            None
+        }
+    };
     let coll = args::collection_name(cmd, &ctx.db)?;
     let f = Fields::new(cmd, "update");
     let updates = f.required_array("updates")?;
+    let statements = match &raw {
+        Some(bytes) => {
+            let array = bson::RawDocument::from_bytes(bytes).map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?;
+            let items = array.iter().map(|item| item.map(|(_, v)| v)).collect::<std::result::Result<Vec<_>, _>>();
+            Statements::Raw(items.map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?)
+        }
+        None => Statements::Decoded(updates),
+    };
     let ordered = f.bool_or("ordered", true)?;
-    check_batch_size(updates.len())?;
+    check_batch_size(statements.len())?;
     let bypass = f.bool_or("bypassDocumentValidation", false)?;
-    let mut statements = updates
-        .iter()
-        .map(|u| Statement::parse(u, "update.updates"))
-        .collect::<Result<Vec<_>>>()?;
-    for st in &mut statements {
-        st.bypass_validation = bypass;
+    // Every statement is read before any runs (the server parses the whole batch first); one
+    // given as bytes is decoded again to run, so that only one is decoded at a time.
+    for i in 0..statements.len() {
+        statements.with(i, bypass, |_| Ok(()))?;
     }
     let_vars(ctx, f.doc("let")?)?;
-    let (done, errors) = write::each_statement(statements.len(), ordered, |i| run_statement(db, ctx, &coll, &statements[i]));
+    let (done, errors) = write::each_statement(statements.len(), ordered, |i| statements.with(i, bypass, |st| run_statement(db, ctx, &coll, st)));
     let mut n = 0i64;
     let mut n_modified = 0i64;
     let mut upserted = Vec::new();
