@@ -34,7 +34,7 @@ fn update() -> impl Strategy<Value = Option<Bson>> {
 }
 
 fn statement() -> impl Strategy<Value = Bson> {
-    (filter(), update(), prop::sample::select(vec![None, Some(Bson::Boolean(true)), Some(Bson::Boolean(false)), Some(Bson::String("yes".into()))]), any::<Option<bool>>(), 0u8..5).prop_map(
+    (filter(), update(), prop::sample::select(vec![None, Some(Bson::Boolean(true)), Some(Bson::Boolean(false)), Some(Bson::String("yes".into()))]), any::<Option<bool>>(), 0u8..7).prop_map(
         |(q, u, upsert, multi, extra)| {
             let mut s = Document::new();
             if let Some(q) = q {
@@ -58,6 +58,12 @@ fn statement() -> impl Strategy<Value = Bson> {
                 }
                 3 => {
                     s.insert("notAField", 1);
+                }
+                4 => {
+                    s.insert("arrayFilters", vec![Bson::Int32(1)]);
+                }
+                5 => {
+                    s.insert("sort", 1);
                 }
                 _ => {}
             }

@@ -140,9 +140,7 @@ impl Statements<'_> {
         let v = match self {
             Statements::Decoded(list) => &list[i],
             Statements::Raw(list) => {
-                // The fast decoder, else the crate's (as for a whole command).
-                let v = list[i];
-                decoded = crate::value::raw::decode_value(v).or_else(|_| Bson::try_from(v)).map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?;
+                decoded = decode(list[i])?;
                 &decoded
             }
         };
@@ -150,6 +148,53 @@ impl Statements<'_> {
         st.bypass_validation = bypass;
         f(&st)
     }
+
+    /// Checks statement `i` as `Statement::parse` does. That parse reads only the types of the
+    /// statement's fields (and of `arrayFilters`' elements), so a statement given as bytes is
+    /// checked on a copy whose documents are left empty, not decoded.
+    fn check(&self, i: usize) -> Result<()> {
+        let shallow;
+        let v = match self {
+            Statements::Decoded(list) => &list[i],
+            Statements::Raw(list) => {
+                shallow = match list[i] {
+                    bson::RawBsonRef::Document(d) => {
+                        let mut out = Document::new();
+                        for item in d {
+                            let (k, v) = item.map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?;
+                            out.insert(k.as_str(), outline(v, 1)?);
+                        }
+                        Bson::Document(out)
+                    }
+                    other => decode(other)?,
+                };
+                &shallow
+            }
+        };
+        Statement::parse(v, "update.updates").map(|_| ())
+    }
+}
+
+/// A value read from bytes: the fast decoder, else the crate's (as for a whole command).
+fn decode(v: bson::RawBsonRef<'_>) -> Result<Bson> {
+    crate::value::raw::decode_value(v).or_else(|_| Bson::try_from(v)).map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))
+}
+
+/// `v` with its documents empty and, `depth` levels down, its arrays' elements too: its type
+/// and its elements' types, what a check of types reads.
+fn outline(v: bson::RawBsonRef<'_>, depth: usize) -> Result<Bson> {
+    Ok(match v {
+        bson::RawBsonRef::Document(_) => Bson::Document(Document::new()),
+        bson::RawBsonRef::Array(a) if depth > 0 => {
+            let mut out = Vec::new();
+            for item in a {
+                out.push(outline(item.map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?, depth - 1)?);
+            }
+            Bson::Array(out)
+        }
+        bson::RawBsonRef::Array(_) => Bson::Array(Vec::new()),
+        other => decode(other)?,
+    })
 }
 
 pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
@@ -174,10 +219,10 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let ordered = f.bool_or("ordered", true)?;
     check_batch_size(statements.len())?;
     let bypass = f.bool_or("bypassDocumentValidation", false)?;
-    // Every statement is read before any runs (the server parses the whole batch first); one
-    // given as bytes is decoded again to run, so that only one is decoded at a time.
+    // Every statement is checked before any runs (the server parses the whole batch first);
+    // one given as bytes is decoded when it runs, so that only one is decoded at a time.
     for i in 0..statements.len() {
-        statements.with(i, bypass, |_| Ok(()))?;
+        statements.check(i)?;
     }
     let_vars(ctx, f.doc("let")?)?;
     let (done, errors) = write::each_statement(statements.len(), ordered, |i| statements.with(i, bypass, |st| run_statement(db, ctx, &coll, st)));
