@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import util from 'node:util';
 import * as BSON from 'bson';
 import { compiledShapes, decodeReply } from '../../www/runtime/reply.js';
+import { isServer } from '../../www/runtime/mark.js';
 
 const OPTIONS = { promoteLongs: false, promoteValues: true, promoteBuffers: false };
 
@@ -198,4 +199,23 @@ test('reply reader: documents that repeat their keys are made from one compiled 
     assert.deepEqual(Object.entries(got2), Object.entries(BSON.deserialize(twice, OPTIONS)));
     assert.deepEqual(Object.entries(got2), [['a', 2], ['c', 3]]);
   }
+});
+
+test('reply reader: with `mark`, every document and array it makes is marked as a command\'s, and nothing else', () => {
+  const bytes = new Uint8Array(BSON.serialize({ cursor: { firstBatch: [{ _id: 1, a: { b: [1, { c: 2 }] }, t: new Date(5), o: new BSON.ObjectId() }], id: BSON.Long.fromNumber(0) }, ok: 1 }));
+  const objects = (v, out = []) => {
+    if (v !== null && typeof v === 'object') {
+      out.push(v);
+      if (Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype) for (const x of Object.values(v)) objects(x, out);
+    }
+    return out;
+  };
+  const marked = decodeReply(bytes, true);
+  const plain = objects(marked).filter((o) => Array.isArray(o) || Object.getPrototypeOf(o) === Object.prototype);
+  assert.equal(plain.length, 7); // the reply, cursor, firstBatch, the document, a, b, {c}
+  assert.ok(plain.every(isServer));
+  assert.ok(!isServer(marked.cursor.firstBatch[0].t) && !isServer(marked.cursor.firstBatch[0].o));
+  assert.ok(objects(decodeReply(bytes)).every((o) => !isServer(o)));
+  // the mark is no key or symbol
+  assert.deepEqual(Reflect.ownKeys(marked.cursor.firstBatch[0].a), ['b']);
 });

@@ -18,9 +18,9 @@ export function toBytes(doc) {
 }
 
 /** BSON bytes -> JS: int32 and double become numbers, int64 stays `Long` (mongosh prints
- * `Long('…')`), decimal stays `Decimal128`, binary stays `Binary`. */
-export function fromBytes(bytes) {
-  const fast = decodeReply(bytes);
+ * `Long('…')`), decimal stays `Decimal128`, binary stays `Binary`. `mark`: see `decodeReply`. */
+export function fromBytes(bytes, mark = false) {
+  const fast = decodeReply(bytes, mark);
   if (fast !== undefined) return fast;
   return BSON.deserialize(bytes, { promoteLongs: false, promoteValues: true, promoteBuffers: false });
 }

@@ -81,18 +81,20 @@ export class Client {
     }
   }
 
-  /** Sends one command and returns the reply document, whatever its `ok`. */
-  raw(cmd) {
-    return this.send(cmd, toBytes(cmd));
+  /** Sends one command and returns the reply document, whatever its `ok`. `mark`: the
+   * reply's documents are marked as a command's as they are read (a cursor's batches; see
+   * reply.js `decodeReply`). */
+  raw(cmd, mark = false) {
+    return this.send(cmd, toBytes(cmd), null, mark);
   }
 
   /** Sends `bytes` (the command `cmd`). `log` is what the write log keeps of it when it
    * succeeds: `{ cmd, bytes? }` without session fields (`bytes` serialized from `cmd` when
    * left out, for writes only), and the session whose open transaction holds it until the
    * commit. */
-  send(cmd, bytes, log = null) {
+  send(cmd, bytes, log = null, mark = false) {
     refuseSystemWrite(cmd);
-    const reply = fromBytes(this.engine.command(bytes));
+    const reply = fromBytes(this.engine.command(bytes), mark);
     this.addCost(this.engine.lastCost());
     if (reply && Number(reply.ok) !== 0) {
       const plain = log?.cmd ?? cmd;
@@ -107,8 +109,8 @@ export class Client {
   }
 
   /** Sends one command; throws MongoServerError for `ok: 0`; logs successful writes. */
-  command(cmd) {
-    return check(this.raw(cmd));
+  command(cmd, mark = false) {
+    return check(this.raw(cmd, mark));
   }
 
   /** The same, for a command already serialized (bulk writes build their bytes themselves). */
@@ -192,15 +194,15 @@ class BoundClient {
     this.session = session;
   }
 
-  raw(cmd) {
+  raw(cmd, mark = false) {
     const plain = this.name === DEFAULT_DB ? cmd : { ...cmd, $db: this.name };
-    if (!this.session) return this.client.send(plain, toBytes(plain));
+    if (!this.session) return this.client.send(plain, toBytes(plain), null, mark);
     const full = { ...plain, ...this.session.fields(plain) };
-    return this.client.send(full, toBytes(full), { cmd: plain, session: this.session });
+    return this.client.send(full, toBytes(full), { cmd: plain, session: this.session }, mark);
   }
 
-  command(cmd) {
-    return check(this.raw(cmd));
+  command(cmd, mark = false) {
+    return check(this.raw(cmd, mark));
   }
 
   /** A command serialized by the caller (bulk writes): the fields are appended to its bytes. */

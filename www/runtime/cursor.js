@@ -26,7 +26,8 @@ class BaseCursor {
 
   _ensure() {
     if (this._buffer !== null) return;
-    const reply = this._client.command(this._command());
+    // The batches' documents are marked as a command's as they are read (`addCustomInspect`).
+    const reply = this._client.command(this._command(), true);
     const c = reply.cursor ?? {};
     this._buffer = c.firstBatch ?? [];
     this._pos = 0;
@@ -48,7 +49,7 @@ class BaseCursor {
         this.close();
         return false;
       }
-      const reply = this._client.command({ getMore: this._id, collection: this._getMoreCollection(), batchSize });
+      const reply = this._client.command({ getMore: this._id, collection: this._getMoreCollection(), batchSize }, true);
       const c = reply.cursor ?? {};
       this._buffer = c.nextBatch ?? [];
       this._pos = 0;

@@ -3,6 +3,7 @@
 // 80, no colours — Dates as ISODate('…'), BSON values as ObjectId('…'), Long('…'), ..., and values
 // that came from the server printed at full depth (mongosh's deep-inspect wrapper).
 import { bsonType } from './bson.js';
+import { isServer, markServer } from './mark.js';
 
 const customInspect = Symbol.for('nodejs.util.inspect.custom');
 export const asPrintable = Symbol.for('@@mongosh.asPrintable');
@@ -39,38 +40,8 @@ function deepInspect(depth, options, inspectFn) {
   return inspectFn(copy, { ...options, depth: Infinity, maxArrayLength: Infinity, maxStringLength: Infinity });
 }
 
-// mongosh gives each such object its own hidden `inspect.custom` property. Defining one on every
-// object of every reply is slow (a property definition per object) and changes each object's
-// shape; remembering them in a WeakSet cost a third of a large find().toArray() (each entry an
-// ephemeron the collector walks). So each gets a private class field instead (`#server`, added by
-// the return-override of a base constructor): invisible to the script (no key, no symbol, not
-// copied by a spread or Object.assign, as mongosh's non-enumerable property is not), set and
-// tested as fast as an ordinary field. One non-enumerable `inspect.custom` on Object.prototype
-// (installed at the first print) formats the marked objects at full depth and hands every other
-// object back to the default formatting (util.inspect formats the value itself when its custom
-// function returns it).
-class Receiver {
-  constructor(o) {
-    return o;
-  }
-}
-class ServerMark extends Receiver {
-  #server = true;
-  static has(o) {
-    return #server in o;
-  }
-  static add(o) {
-    if (#server in o) return;
-    try {
-      new ServerMark(o);
-    } catch {
-      // an object that cannot take the field keeps its default form
-    }
-  }
-}
-
 function serverInspect(depth, options, inspectFn) {
-  return ServerMark.has(this) ? deepInspect.call(this, depth, options, inspectFn) : this;
+  return isServer(this) ? deepInspect.call(this, depth, options, inspectFn) : this;
 }
 
 function installServerInspect() {
@@ -81,15 +52,18 @@ function installServerInspect() {
 /** mongosh's addCustomInspect: every document, array and sub-document a command returned is
  * printed with unlimited depth and array length (each formatted on its own, as mongosh does). */
 export function addCustomInspect(obj) {
+  // Marked already, with everything in it (the reply reader marks a cursor's documents as it
+  // makes them; this function marks a whole tree at once).
+  if (obj !== null && typeof obj === 'object' && isServer(obj)) return obj;
   if (Array.isArray(obj)) {
-    ServerMark.add(obj);
+    markServer(obj);
     for (let i = 0; i < obj.length; i++) {
       const item = obj[i];
       if (item !== null && typeof item === 'object') addCustomInspect(item);
     }
   } else if (obj !== null && typeof obj === 'object' && !bsonType(obj)) {
     if (obj instanceof Date || obj instanceof RegExp) return obj;
-    ServerMark.add(obj);
+    markServer(obj);
     for (const k in obj) {
       if (!Object.hasOwn(obj, k)) continue;
       const value = obj[k];
@@ -101,7 +75,7 @@ export function addCustomInspect(obj) {
 
 /** addCustomInspect for an array whose items went through it already (a cursor's toArray). */
 export function markFromServer(array) {
-  ServerMark.add(array);
+  markServer(array);
   return array;
 }
 

@@ -15,6 +15,7 @@
 // compiled once for its list of keys (`Shapes`), which lays its properties out in place rather
 // than adding them one at a time through a lookup.
 import * as BSON from 'bson';
+import { markServer } from './mark.js';
 
 /** Thrown inside the decoder to give up; never escapes `decodeReply`. */
 const GIVE_UP = Symbol('give up');
@@ -23,12 +24,14 @@ const GIVE_UP = Symbol('give up');
 const DBREF_KEY = /^\$ref$|^\$id$|^\$db$/;
 
 /** The reply `bytes` (a Uint8Array holding one BSON document) as js-bson would give it, or
- * `undefined` when it holds something this reader leaves to js-bson. */
-export function decodeReply(bytes) {
+ * `undefined` when it holds something this reader leaves to js-bson. With `mark`, every
+ * document and array made is marked as a command's (format.js `addCustomInspect`, which then
+ * has nothing left to do for them): for a cursor's batches. */
+export function decodeReply(bytes, mark = false) {
   if (!(bytes instanceof Uint8Array) || bytes.length < 5) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   try {
-    const r = new Reader(bytes, view);
+    const r = new Reader(bytes, view, mark);
     const value = r.document(0, false);
     return r.end === bytes.length ? value : undefined;
   } catch (e) {
@@ -38,9 +41,10 @@ export function decodeReply(bytes) {
 }
 
 class Reader {
-  constructor(bytes, view) {
+  constructor(bytes, view, mark) {
     this.b = bytes;
     this.v = view;
+    this.mark = mark;
     this.end = 0; // the offset after the last document read
   }
 
@@ -133,7 +137,9 @@ class Reader {
     if (i !== stop) throw GIVE_UP;
     if (dollar) throw GIVE_UP; // js-bson may make it a DBRef
     this.end = stop;
-    return isArray ? vals.slice(0, n) : shapes.make(keys, vals, n, depth);
+    const out = isArray ? vals.slice(0, n) : shapes.make(keys, vals, n, depth);
+    if (this.mark) markServer(out);
+    return out;
   }
 }
 
