@@ -98,27 +98,13 @@ impl Records {
             Store::Dense { first, slots } => {
                 let i = usize::try_from(rid.checked_sub(*first)?).ok()?;
                 let old = slots.get_mut(i)?.take()?;
-                while slots.front().is_some_and(Option::is_none) {
-                    slots.pop_front();
-                    *first += 1;
-                }
-                while slots.back().is_some_and(Option::is_none) {
-                    slots.pop_back();
-                }
-                // Trimmed down to a quarter of what the array had room for: the room goes too.
-                if slots.capacity() > 4 * slots.len().max(SMALL) {
-                    slots.shrink_to(2 * slots.len());
-                }
+                trim(first, slots);
                 old
             }
             Store::Sparse(map) => map.remove(&rid)?,
         };
         self.len -= 1;
-        if let Store::Dense { slots, .. } = &self.store {
-            if slots.len() > SMALL && slots.len() / 4 > self.len {
-                self.to_sparse();
-            }
-        }
+        self.maybe_sparse();
         Some(old)
     }
 
@@ -139,19 +125,8 @@ impl Records {
                     }
                 }
                 self.len = len;
-                while slots.front().is_some_and(Option::is_none) {
-                    slots.pop_front();
-                    *first += 1;
-                }
-                while slots.back().is_some_and(Option::is_none) {
-                    slots.pop_back();
-                }
-                if slots.capacity() > 4 * slots.len().max(SMALL) {
-                    slots.shrink_to(2 * slots.len());
-                }
-                if slots.len() > SMALL && slots.len() / 4 > self.len {
-                    self.to_sparse();
-                }
+                trim(first, slots);
+                self.maybe_sparse();
             }
             Store::Sparse(map) => {
                 map.retain(|rid, rec| keep(*rid, rec));
@@ -204,6 +179,15 @@ impl Records {
         }
     }
 
+    /// Turns the array into a map when fewer than a quarter of its slots are used.
+    fn maybe_sparse(&mut self) {
+        if let Store::Dense { slots, .. } = &self.store {
+            if slots.len() > SMALL && slots.len() / 4 > self.len {
+                self.to_sparse();
+            }
+        }
+    }
+
     /// Turns the map back into an array when its ids fill half their span.
     fn maybe_dense(&mut self) {
         let Store::Sparse(map) = &mut self.store else { return };
@@ -218,6 +202,21 @@ impl Records {
             slots.push_back(Some(rec));
         }
         self.store = Store::Dense { first: lo, slots };
+    }
+}
+
+/// Drops an array's empty slots at both ends (`first` follows the front); trimmed down to a
+/// quarter of what it had room for, the room goes too.
+fn trim(first: &mut u64, slots: &mut VecDeque<Option<Record>>) {
+    while slots.front().is_some_and(Option::is_none) {
+        slots.pop_front();
+        *first += 1;
+    }
+    while slots.back().is_some_and(Option::is_none) {
+        slots.pop_back();
+    }
+    if slots.capacity() > 4 * slots.len().max(SMALL) {
+        slots.shrink_to(2 * slots.len());
     }
 }
 

@@ -13,13 +13,10 @@ use super::Ctx;
 pub(crate) const MAX_BATCH: usize = 100_000;
 
 pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
-    let raw = match ctx.raw.take() {
-        Some(super::RawPart::Documents(docs)) => Some(docs),
-        other => {
-            ctx.raw = other;
-            None
-        }
-    };
+    let raw = ctx.take_raw(|part| match part {
+        super::RawPart::Documents(docs) => Ok(docs),
+        other => Err(other),
+    });
     let coll = args::collection_name(cmd, &ctx.db)?;
     let f = Fields::new(cmd, "insert");
     let docs = f.required_array("documents")?;

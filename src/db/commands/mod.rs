@@ -40,6 +40,19 @@ pub(crate) struct Ctx {
     pub raw: Option<RawPart>,
 }
 
+impl Ctx {
+    /// The command's long array given as bytes, when `pick` takes its kind (else it stays).
+    pub fn take_raw<T>(&mut self, pick: impl FnOnce(RawPart) -> std::result::Result<T, RawPart>) -> Option<T> {
+        match pick(self.raw.take()?) {
+            Ok(taken) => Some(taken),
+            Err(other) => {
+                self.raw = Some(other);
+                None
+            }
+        }
+    }
+}
+
 /// The one long array of a write command given as bytes, left out of the decoded command (which
 /// holds an empty array in its place) so that a batch of 100 000 is not decoded at once: an
 /// insert's documents, each as bytes ([`insert::split_raw`]), or an update's statements, as the

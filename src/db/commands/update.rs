@@ -198,13 +198,10 @@ fn outline(v: bson::RawBsonRef<'_>, depth: usize) -> Result<Bson> {
 }
 
 pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Document> {
-    let raw = match ctx.raw.take() {
-        Some(super::RawPart::Statements(bytes)) => Some(bytes),
-        other => {
-            ctx.raw = other;
-            None
-        }
-    };
+    let raw = ctx.take_raw(|part| match part {
+        super::RawPart::Statements(bytes) => Ok(bytes),
+        other => Err(other),
+    });
     let coll = args::collection_name(cmd, &ctx.db)?;
     let f = Fields::new(cmd, "update");
     let updates = f.required_array("updates")?;
