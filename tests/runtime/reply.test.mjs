@@ -219,3 +219,20 @@ test('reply reader: with `mark`, every document and array it makes is marked as 
   // the mark is no key or symbol
   assert.deepEqual(Reflect.ownKeys(marked.cursor.firstBatch[0].a), ['b']);
 });
+
+test('reply reader: the documents of a reply read before are not kept once it is dropped', async () => {
+  const v8 = await import('node:v8');
+  const vm = await import('node:vm');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  const batch = (n) => new Uint8Array(BSON.serialize({ cursor: { nextBatch: Array.from({ length: n }, (_, i) => ({ _id: i, s: 'x' })), id: BSON.Long.fromNumber(0) }, ok: 1 }));
+  let big = decodeReply(batch(2000));
+  const last = new WeakRef(big.cursor.nextBatch[1999]);
+  big = null;
+  decodeReply(batch(3)); // a smaller reply of the same shape reuses the reader's lists
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  assert.equal(last.deref(), undefined, 'a document of the dropped reply is still reachable');
+});

@@ -138,6 +138,8 @@ class Reader {
     if (dollar) throw GIVE_UP; // js-bson may make it a DBRef
     this.end = stop;
     const out = isArray ? vals.slice(0, n) : shapes.make(keys, vals, n, depth);
+    // the scratch list lets go of the values (else the largest batch read stays reachable)
+    vals.fill(undefined, 0, n);
     if (this.mark) markServer(out);
     return out;
   }
