@@ -79,11 +79,12 @@ impl Record {
     /// [`Record::doc`]), read in place.
     pub fn top_keys(&self) -> Result<Vec<String>> {
         let mut keys: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for el in value::raw::Elements::new(&self.bytes) {
             let Some(name) = el.and_then(|e| std::str::from_utf8(e.name).ok()) else {
                 return Ok(self.doc()?.keys().cloned().collect());
             };
-            if !keys.iter().any(|k| k == name) {
+            if seen.insert(name) {
                 keys.push(name.to_string());
             }
         }
