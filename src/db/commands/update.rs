@@ -150,24 +150,14 @@ impl Statements<'_> {
     }
 
     /// Checks statement `i` as `Statement::parse` does. That parse reads only the types of the
-    /// statement's fields (and of `arrayFilters`' elements), so a statement given as bytes is
-    /// checked on a copy whose documents are left empty, not decoded.
+    /// statement's fields and of their elements (`arrayFilters`'), so a statement given as bytes
+    /// is checked on its outline two levels deep, not decoded.
     fn check(&self, i: usize) -> Result<()> {
         let shallow;
         let v = match self {
             Statements::Decoded(list) => &list[i],
             Statements::Raw(list) => {
-                shallow = match list[i] {
-                    bson::RawBsonRef::Document(d) => {
-                        let mut out = Document::new();
-                        for item in d {
-                            let (k, v) = item.map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?;
-                            out.insert(k.as_str(), outline(v, 1)?);
-                        }
-                        Bson::Document(out)
-                    }
-                    other => decode(other)?,
-                };
+                shallow = outline(list[i], 2)?;
                 &shallow
             }
         };
@@ -175,24 +165,39 @@ impl Statements<'_> {
     }
 }
 
-/// A value read from bytes: the fast decoder, else the crate's (as for a whole command).
-fn decode(v: bson::RawBsonRef<'_>) -> Result<Bson> {
-    crate::value::raw::decode_value(v).or_else(|_| Bson::try_from(v)).map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))
+/// Bytes of a statement that do not read (`split_raw` let through only bytes that do).
+fn invalid(e: bson::error::Error) -> Error {
+    Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string())
 }
 
-/// `v` with its documents empty and, `depth` levels down, its arrays' elements too: its type
-/// and its elements' types, what a check of types reads.
+/// A value read from bytes: the fast decoder, else the crate's (as for a whole command).
+fn decode(v: bson::RawBsonRef<'_>) -> Result<Bson> {
+    crate::value::raw::decode_value(v).or_else(|_| Bson::try_from(v)).map_err(invalid)
+}
+
+/// `v` decoded `depth` levels deep: the documents and arrays below are left empty (what a check
+/// of types reads).
 fn outline(v: bson::RawBsonRef<'_>, depth: usize) -> Result<Bson> {
     Ok(match v {
-        bson::RawBsonRef::Document(_) => Bson::Document(Document::new()),
-        bson::RawBsonRef::Array(a) if depth > 0 => {
+        bson::RawBsonRef::Document(d) => {
+            let mut out = Document::new();
+            if depth > 0 {
+                for item in d {
+                    let (k, x) = item.map_err(invalid)?;
+                    out.insert(k.as_str(), outline(x, depth - 1)?);
+                }
+            }
+            Bson::Document(out)
+        }
+        bson::RawBsonRef::Array(a) => {
             let mut out = Vec::new();
-            for item in a {
-                out.push(outline(item.map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?, depth - 1)?);
+            if depth > 0 {
+                for item in a {
+                    out.push(outline(item.map_err(invalid)?, depth - 1)?);
+                }
             }
             Bson::Array(out)
         }
-        bson::RawBsonRef::Array(_) => Bson::Array(Vec::new()),
         other => decode(other)?,
     })
 }
@@ -207,9 +212,9 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let updates = f.required_array("updates")?;
     let statements = match &raw {
         Some(bytes) => {
-            let array = bson::RawDocument::from_bytes(bytes).map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?;
+            let array = bson::RawDocument::from_bytes(bytes).map_err(invalid)?;
             let items = array.iter().map(|item| item.map(|(_, v)| v)).collect::<std::result::Result<Vec<_>, _>>();
-            Statements::Raw(items.map_err(|e| Error::new(crate::error::ErrorKind::InvalidBSON, e.to_string()))?)
+            Statements::Raw(items.map_err(invalid)?)
         }
         None => Statements::Decoded(updates),
     };
