@@ -737,21 +737,24 @@ impl Collection {
     }
 
     /// Removes the records `rids` (those stored; a repeated id counts once), calling `each`
-    /// with each one in the order given before anything is removed; returns how many were
-    /// removed. Fails, changing nothing, when a record does not decode or `each` fails. Under an
+    /// with each one in the order given before anything is removed, until it answers false;
+    /// returns how many were removed. Fails, changing nothing, when `each` fails or a record
+    /// whose index keys must be read does not decode. Under an
     /// open transaction's log, one record at a time ([`Collection::remove_record`]); else at
     /// once: every index's keys of the records are made first (read from the stored bytes where
     /// they can be, see [`Collection::remove_record`]), then the records go, then each index
     /// drops its keys in one sorted pass (`KeyTree::remove_sorted`), so a `deleteMany` of many
     /// documents costs what it removes, not a search and a leaf shift per key. When the records
-    /// removed are many (an eighth or more, ascending), no key is made: each index keeps, in one
-    /// pass, the entries of the records that stay (`KeyTree::retain_rids`).
-    pub fn remove_many(&mut self, rids: &[u64], mut each: impl FnMut(&Record) -> Result<()>) -> Result<usize> {
+    /// removed are many (an eighth or more, ascending), no key is made and no record is read
+    /// (only those `each` is called with): each index keeps, in one pass, the entries of the
+    /// records that stay (`KeyTree::retain_rids`).
+    pub fn remove_many(&mut self, rids: &[u64], mut each: impl FnMut(&Record) -> Result<bool>) -> Result<usize> {
+        let mut more = true;
         if self.journal.is_some() {
             let mut n = 0;
             for rid in rids {
-                if let Some(rec) = self.records.get(*rid) {
-                    each(rec)?;
+                if let (Some(rec), true) = (self.records.get(*rid), more) {
+                    more = each(rec)?;
                 }
                 n += usize::from(self.remove_record(*rid)?.is_some());
             }
@@ -768,13 +771,11 @@ impl Collection {
         let mut spans: Vec<Vec<(usize, usize, u64)>> = vec![Vec::with_capacity(if dense { 0 } else { rids.len() }); self.indexes.len()];
         let mut targets = Vec::with_capacity(rids.len());
         let mut visit = |rid: u64, rec: &Record, targets: &mut Vec<u64>| -> Result<()> {
-            each(rec)?;
+            if more {
+                more = each(rec)?;
+            }
             let raw = rec.raw()?;
             targets.push(rid);
-            if dense {
-                // The indexes drop the records' entries by record id, below: no keys needed.
-                return Ok(());
-            }
             let mut doc: Option<Document> = None;
             for (i, ix) in self.indexes.iter().enumerate() {
                 let buf = &mut keys[i];
@@ -799,13 +800,14 @@ impl Collection {
             Ok(())
         };
         if dense {
-            let (first, last) = (rids[0], rids[rids.len() - 1]);
-            let mut want = rids.iter().peekable();
-            for (rid, rec) in self.records.range(first..=last) {
-                while want.next_if(|w| **w < rid).is_some() {}
-                if want.next_if_eq(&&rid).is_some() {
-                    visit(rid, rec, &mut targets)?;
+            // The indexes drop the records' entries by record id, below: no keys are needed, so
+            // no record is read but those `each` is given (a slot lookup finds which are stored).
+            for &rid in rids {
+                let Some(rec) = self.records.get(rid) else { continue };
+                if more {
+                    more = each(rec)?;
                 }
+                targets.push(rid);
             }
         } else {
             let mut seen = std::collections::HashSet::new();

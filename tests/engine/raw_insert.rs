@@ -246,3 +246,37 @@ fn nesting_limits_as_on_the_decoded_command() {
         }
     }
 }
+
+/// A `deleteMany` keeps the reports of the first documents it deletes, in order, across its
+/// statements, and counts them all, whether it removes many records at once (a scan's ids, an
+/// eighth of the collection or more) or a few one by one; the index stays the records'.
+#[test]
+fn delete_reports_span_statements_and_the_index_follows() {
+    let mut db = fresh();
+    let docs: Vec<Bson> = (0..3000).map(|i| Bson::Document(doc! {"_id": i, "g": i % 3, "k": i})).collect();
+    db.run_command_raw(&doc! {"insert": "c", "documents": docs}.to_vec().unwrap());
+    db.run_command(&doc! {"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k_1"}]});
+    // 600 then 800 documents: the second statement's reports stop at the bound.
+    let r = db.run_command(&doc! {"delete": "c", "deletes": [{"q": {"_id": {"$lt": 600}}, "limit": 0}, {"q": {"g": 1}, "limit": 0}]});
+    assert_eq!(r.get_i32("n").ok(), Some(1400), "{r}");
+    assert_eq!(db.last_write_count(), 1400);
+    let reports = db.last_write_report();
+    assert_eq!(reports.len(), pattern_playground::db::MAX_WRITE_REPORTS);
+    assert_eq!((reports[0].id.clone(), reports[599].id.clone()), (Bson::Int32(0), Bson::Int32(599)));
+    assert_eq!((reports[600].id.clone(), reports[999].id.clone()), (Bson::Int32(601), Bson::Int32(601 + 3 * 399)));
+    assert_eq!(reports[600].changed_paths, vec!["_id", "g", "k"]);
+    // 100 of the 1 600 left: removed one by one.
+    db.run_command(&doc! {"delete": "c", "deletes": [{"q": {"g": 2, "_id": {"$lt": 900}}, "limit": 0}]});
+    assert_eq!((db.last_write_count(), db.last_write_report().len()), (100, 100));
+    assert_eq!(db.last_write_report()[99].id, Bson::Int32(899));
+    // What the index finds is what a scan finds.
+    let ids = |db: &mut Database, hint: Bson| -> Vec<i32> {
+        let r = db.run_command(&doc! {"find": "c", "filter": {"k": {"$gte": 0}}, "hint": hint, "batchSize": 5000, "sort": {"_id": 1}});
+        r.get_document("cursor").unwrap().get_array("firstBatch").unwrap().iter().map(|d| d.as_document().unwrap().get_i32("_id").unwrap()).collect()
+    };
+    let by_index = ids(&mut db, Bson::String("k_1".into()));
+    let by_scan = ids(&mut db, Bson::Document(doc! {"$natural": 1}));
+    assert_eq!(by_index.len(), 1500);
+    assert_eq!(by_index, by_scan);
+    assert!(by_index.iter().all(|i| *i >= 600 && i % 3 != 1 && !(i % 3 == 2 && *i < 900)));
+}

@@ -407,7 +407,7 @@ pub(crate) fn delete_statement(
             if kept.len() < room {
                 kept.push((rec.size(), rec.id(), rec.top_keys()?));
             }
-            Ok(())
+            Ok(kept.len() < room)
         })?;
         let unkept = removed.n.saturating_sub(kept.len());
         for (size, id, keys) in kept {
