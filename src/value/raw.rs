@@ -192,7 +192,7 @@ pub fn find_fields_into<'a, S: AsRef<str>>(doc: &'a RawDocument, names: &[S], ou
             return;
         };
         for (i, name) in names.iter().enumerate() {
-            if seen & (1 << i) != 0 || el.name != name.as_ref().as_bytes() {
+            if seen & (1 << i) != 0 || !same_name(el.name, name.as_ref().as_bytes()) {
                 continue;
             }
             seen |= 1 << i;
@@ -205,6 +205,13 @@ pub fn find_fields_into<'a, S: AsRef<str>>(doc: &'a RawDocument, names: &[S], ou
             return;
         }
     }
+}
+
+/// Whether two field names are the same: names are short, so compared byte by byte rather than
+/// through a `memcmp` call.
+#[inline]
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// `RawDocument::get` (the value of the first field named `name`, `None` when there is none)

@@ -190,7 +190,7 @@ fn read_input<'c>(coll: &'c Collection, stages: &[Bson], pipeline: &Pipeline, hi
             // touches only the bytes.
             let records: Vec<&'c [u8]> = coll.iter().map(|(_, r)| r.bytes()).collect();
             let sorted = exec::sort_records(spec, records, |r| r)?;
-            return Ok((Box::new(sorted.into_iter()), 1));
+            return Ok((Box::new(exec::ReadAhead::new(sorted)), 1));
         }
         return Ok((Box::new(coll.iter().map(|(_, r)| r.bytes())), 0));
     };
