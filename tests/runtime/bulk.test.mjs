@@ -4,6 +4,7 @@
 // with the same results, errors and statement indexes as before.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import vm from 'node:vm';
 import { BSON } from 'bson';
 import { createShellContext, runFile } from '../../tools/run-script.mjs';
 
@@ -49,4 +50,38 @@ test('bulk: documents past 16 MiB go into the next command; errors name the stat
   // 16 MiB holds five documents of 3 MiB: commands of 5 and 2 documents, in each collection.
   const counts = Array.from(writes, (w) => BSON.deserialize(w.bson).documents.length);
   assert.deepEqual(counts, [5, 1, 5, 1]);
+});
+
+test('bulk: an insertMany of several commands makes room for all of them at once, and no command then grows the memory', async () => {
+  const { context, engine } = createShellContext({ onOutput: () => {} });
+  context.__e = engine;
+  // Every call into the engine, with the memory's size before and after it.
+  const calls = vm.runInContext(`(() => {
+    const calls = [];
+    const memory = () => wasm_bindgen.initSync({ module: new Uint8Array(0) }).memory.buffer.byteLength;
+    const proto = Object.getPrototypeOf(__e);
+    for (const name of ['reserve', 'command']) {
+      const f = proto[name];
+      __e[name] = function (arg) {
+        const before = memory();
+        const r = f.call(this, arg);
+        calls.push({ name, bytes: typeof arg === 'number' ? arg : arg.length, before, after: memory() });
+        return r;
+      };
+    }
+    return calls;
+  })()`, context);
+  const report = await runFile(context, `
+    const docs = [];
+    for (let i = 0; i < 250000; i++) docs.push({ _id: i, s: 'x' + (i % 7), n: i * 0.5 });
+    print(db.c.insertMany(docs).insertedIds[249999]);
+  `, 'reserve.js', 120000);
+  assert.equal(report.error, null, JSON.stringify(report.error));
+  const reserve = calls.filter((c) => c.name === 'reserve');
+  const inserts = calls.filter((c) => c.name === 'command');
+  assert.equal(reserve.length, 1);
+  assert.equal(inserts.length, 3, 'three commands of at most 100 000 documents');
+  assert.equal(reserve[0].bytes, inserts.reduce((n, c) => n + c.bytes, 0), 'the room asked for is what the commands hold');
+  assert.ok(reserve[0].after - reserve[0].before >= 4 * reserve[0].bytes, `room made at once: ${reserve[0].after - reserve[0].before} bytes`);
+  for (const c of inserts) assert.equal(c.after, c.before, 'a command found its room made');
 });

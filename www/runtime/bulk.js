@@ -300,6 +300,7 @@ export function executeBulk(client, collName, ops, options = {}) {
   let commands;
   if (ops.every((op) => op.type === ops[0].type)) {
     commands = oneKindCommands(ops[0].type, collName, ops, ordered, extraOf(ops[0].type));
+    if (commands.length > 1) client.reserve?.(commands.reduce((n, c) => n + c.bytes.length, 0));
   } else {
     const arena = serializeAll(ops);
     commands = batches(ops, ordered).map((batch) => ({ batch, bytes: null, arena }));

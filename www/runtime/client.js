@@ -113,6 +113,12 @@ export class Client {
     return check(this.raw(cmd, mark));
   }
 
+  /** Tells the engine that commands of `bytes` bytes in all are coming (a bulk write's
+   * batches): it makes room for them at once (engines without the call ignore it). */
+  reserve(bytes) {
+    this.engine.reserve?.(bytes);
+  }
+
   /** The same, for a command already serialized (bulk writes build their bytes themselves). */
   commandBytes(cmd, bytes) {
     return check(this.send(cmd, bytes));
@@ -203,6 +209,10 @@ class BoundClient {
 
   command(cmd, mark = false) {
     return check(this.raw(cmd, mark));
+  }
+
+  reserve(bytes) {
+    this.client.reserve(bytes);
   }
 
   /** A command serialized by the caller (bulk writes): the fields are appended to its bytes. */
