@@ -75,7 +75,7 @@ impl Engine {
     /// documents paid that five times.
     pub fn reserve(&mut self, bytes: f64) {
         if bytes.is_finite() && bytes > 0.0 {
-            reserve_headroom(bytes as usize, 4);
+            reserve_headroom(bytes as usize, 3);
         }
     }
 
@@ -191,11 +191,18 @@ fn reserve_headroom(command_bytes: usize, factor: usize) {
     #[cfg(not(target_arch = "wasm32"))]
     let memory = 0usize;
     let want = command_bytes.saturating_mul(factor).max(memory / 8);
-    let mut block: Vec<u8> = Vec::new();
-    if block.try_reserve_exact(want).is_ok() {
-        // Kept from being optimized away: the point is the allocator's memory, not the block.
-        std::hint::black_box(&mut block);
-    }
+    let reserve = || {
+        let mut block: Vec<u8> = Vec::new();
+        if block.try_reserve_exact(want).is_ok() {
+            // Kept from being optimized away: the point is the allocator's memory, not the block.
+            std::hint::black_box(&mut block);
+        }
+    };
+    // The step is sized here: the allocator adds no quarter of its own to it.
+    #[cfg(target_arch = "wasm32")]
+    geometric::reserving(reserve);
+    #[cfg(not(target_arch = "wasm32"))]
+    reserve();
 }
 
 /// The engine's allocator in WebAssembly: the standard one (dlmalloc), which grows the memory by
@@ -217,6 +224,16 @@ mod geometric {
 
     fn pages() -> usize {
         core::arch::wasm32::memory_size(0)
+    }
+
+    /// Runs `f` (a reservation sized by its caller) without the quarter added when an
+    /// allocation grows the memory.
+    pub fn reserving(f: impl FnOnce()) {
+        if RESERVING.swap(true, Ordering::Relaxed) {
+            return f();
+        }
+        f();
+        RESERVING.store(false, Ordering::Relaxed);
     }
 
     /// Allocates and frees a quarter of the memory (when it can: a failed reservation changes
