@@ -220,9 +220,50 @@ pub(crate) fn sort_records<T>(spec: &SortSpec, items: Vec<T>, record: impl Fn(&T
         let at = at as usize;
         &keys[if at == 0 { 0 } else { ends[at - 1] }..ends[at]]
     };
-    entries.sort_unstable_by(|a, b| (a.hi, a.mid, a.lo).cmp(&(b.hi, b.mid, b.lo)).then_with(|| key(a.at).cmp(key(b.at))).then(a.at.cmp(&b.at)));
+    let order = |a: &SortEntry, b: &SortEntry| (a.hi, a.mid, a.lo).cmp(&(b.hi, b.mid, b.lo)).then_with(|| key(a.at).cmp(key(b.at))).then(a.at.cmp(&b.at));
+    let entries = bucket_sort(entries, order);
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     Ok(entries.iter().filter_map(|e| slots.get_mut(e.at as usize).and_then(Option::take)).collect())
+}
+
+/// `entries` sorted by `order` (whose first criterion is `hi`). Many entries are first dealt
+/// into up to 65 536 buckets by the bits of `hi` below the prefix they all share (one counting
+/// pass, an order-preserving split), and each bucket is then sorted on its own: a comparison
+/// sort of a million entries makes twenty passes over an array larger than the caches, the
+/// buckets' sorts work on a few entries each, in cache.
+fn bucket_sort(mut entries: Vec<SortEntry>, order: impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering) -> Vec<SortEntry> {
+    const FEW: usize = 4096;
+    const BITS: u32 = 16;
+    let (min, max) = entries.iter().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(e.hi), hi.max(e.hi)));
+    if entries.len() < FEW || min >= max {
+        entries.sort_unstable_by(order);
+        return entries;
+    }
+    // `(hi - min) >> shift` is below 2^BITS, and grows with `hi`.
+    let shift = (64 - (max - min).leading_zeros()).saturating_sub(BITS);
+    let bucket = |e: &SortEntry| ((e.hi - min) >> shift) as usize;
+    let mut starts = vec![0usize; (1 << BITS) + 1];
+    for e in &entries {
+        starts[bucket(e) + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut next = starts.clone();
+    let mut dealt: Vec<SortEntry> = Vec::with_capacity(entries.len());
+    // Every entry is written once, at the next place of its bucket.
+    dealt.resize_with(entries.len(), || SortEntry { hi: 0, mid: 0, lo: 0, at: 0 });
+    for e in entries {
+        let b = bucket(&e);
+        dealt[next[b]] = e;
+        next[b] += 1;
+    }
+    for w in starts.windows(2) {
+        if w[1] - w[0] > 1 {
+            dealt[w[0]..w[1]].sort_unstable_by(&order);
+        }
+    }
+    dealt
 }
 
 /// Stored documents' bytes handed on in an order other than memory's (a sort's), read ahead:

@@ -31,7 +31,7 @@ fn ids(reply: &Document) -> Vec<Bson> {
 }
 
 fn aggregate(db: &mut pattern_playground::db::Database, pipeline: Vec<Document>) -> Vec<Bson> {
-    ids(&ok(db, &doc! {"aggregate": "c", "pipeline": pipeline, "cursor": {"batchSize": 1000}}))
+    ids(&ok(db, &doc! {"aggregate": "c", "pipeline": pipeline, "cursor": {"batchSize": 10000}}))
 }
 
 proptest! {
@@ -74,4 +74,51 @@ fn ties_arrays_and_missing() {
     assert_eq!(up, [3, 2, 5, 0, 4, 1, 6].map(Bson::Int32).to_vec());
     let down = aggregate(&mut db, vec![doc! {"$sort": {"a": -1}}]);
     assert_eq!(down, [0, 1, 6, 4, 2, 5, 3].map(Bson::Int32).to_vec());
+}
+
+/// A sort of many documents (past the few thousand where the sort first deals its entries into
+/// buckets by their keys' leading bytes, `exec::bucket_sort`) orders as the decoded sort does:
+/// mixed types, numbers spread over every magnitude and sign, long shared prefixes, ties.
+#[test]
+fn many_documents_sort_as_the_decoded_sort() {
+    let value = |i: i64, salt: i64| -> Option<Bson> {
+        let h = (i.wrapping_mul(2_654_435_761).wrapping_add(salt * 40_503)) % 1_000_003;
+        Some(match h % 12 {
+            0 => Bson::Int32((h % 2000) as i32 - 1000),
+            1 => Bson::Double((h as f64) / 7.0 - 70_000.0),
+            2 => Bson::Double(((h % 50) as f64) * 1e-300),
+            3 => Bson::Int64(h * 1_000_000_007 - 500_000_000_000),
+            4 => Bson::String(format!("shared-prefix-{:06}", h % 5000)),
+            5 => Bson::String("x".repeat((h % 40) as usize)),
+            6 => Bson::Null,
+            7 => return None,
+            8 => Bson::Array(vec![Bson::Int32((h % 30) as i32), Bson::Double((h % 17) as f64 / 3.0)]),
+            9 => Bson::Document(doc! {"b": (h % 9) as i32}),
+            10 => Bson::Boolean(h % 2 == 0),
+            _ => Bson::Double(if h % 3 == 0 { f64::NAN } else { (h % 10) as f64 }),
+        })
+    };
+    let mut db = fixed_db(1);
+    let docs: Vec<Document> = (0..6000)
+        .map(|i| {
+            let mut d = doc! {"_id": i as i32};
+            for (k, salt) in [("a", 1), ("b", 2)] {
+                if let Some(v) = value(i, salt) {
+                    d.insert(k, v);
+                }
+            }
+            // a number in a narrow range (keys sharing their first bytes), with many ties
+            d.insert("n", 1000.0 + (i % 97) as f64 / 8.0);
+            d
+        })
+        .collect();
+    ok(&mut db, &doc! {"insert": "c", "documents": docs});
+    for spec in [doc! {"a": 1}, doc! {"a": -1, "_id": 1}, doc! {"b": 1, "a": -1}, doc! {"n": 1}, doc! {"n": -1, "a": 1}, doc! {"a.b": 1}] {
+        let decoded = aggregate(&mut db, vec![doc! {"$skip": 0}, doc! {"$sort": spec.clone()}]);
+        assert_eq!(decoded.len(), 6000);
+        let mut cursor = ok(&mut db, &doc! {"aggregate": "c", "pipeline": [{"$sort": spec.clone()}], "cursor": {"batchSize": 6000}});
+        assert_eq!(ids(&cursor), decoded, "{spec}");
+        cursor = ok(&mut db, &doc! {"find": "c", "filter": {}, "sort": spec.clone(), "batchSize": 6000});
+        assert_eq!(ids(&cursor), decoded, "find {spec}");
+    }
 }
