@@ -187,6 +187,7 @@ struct SortEntry {
     lo: u32,
     at: u32,
 }
+
 /// Sorts `items` (each with its stored document's bytes, `record`: see `Record::bytes`) stably by `spec`, in the order
 /// `SortSpec::sort` gives their decoded documents. Each item's sort key is computed once, as
 /// the order-preserving bytes of `keystring` (whose byte order is `value::compare`'s, a
