@@ -137,3 +137,26 @@ fn upserts_in_one_batch_are_each_written_and_reported() {
     let count = db.run_command(&doc! {"count": "c", "query": {"w": 1}});
     assert_eq!(count.get("n"), Some(&Bson::Int32(1000)), "{count}");
 }
+
+/// The command's nesting limit around its edge, on bytes as on the decoded command: a
+/// statement nested deep in its update or in its filter (the `updates` array is walked once for
+/// both whether it reads and how deep it goes).
+#[test]
+fn nesting_limit_as_on_the_decoded_command() {
+    let nested = |levels: usize| (0..levels).fold(Bson::Int32(1), |inner, i| if i % 2 == 0 { Bson::Document(doc! {"x": inner}) } else { Bson::Array(vec![inner]) });
+    let mut answers = Vec::new();
+    for levels in 190..=202 {
+        for stmt in [doc! {"q": {"_id": 1}, "u": {"$set": {"a": nested(levels)}}, "upsert": true}, doc! {"q": {"a": nested(levels)}, "u": {"$set": {"b": 1}}}] {
+            let cmd = doc! {"update": "c", "updates": [stmt]};
+            let bytes = cmd.to_vec().unwrap();
+            let (mut raw, mut dec) = (fresh(), fresh());
+            let a = Document::from_reader(raw.run_command_raw(&bytes).as_slice()).unwrap();
+            let b = dec.run_command(&cmd);
+            assert_eq!(a, b, "{levels} levels");
+            assert_eq!(raw.snapshot(), dec.snapshot(), "{levels} levels");
+            answers.push(a.get_f64("ok").unwrap_or(0.0));
+        }
+    }
+    // Both sides of the limit are reached.
+    assert!(answers.contains(&1.0) && answers.contains(&0.0), "{answers:?}");
+}

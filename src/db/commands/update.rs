@@ -83,38 +83,42 @@ impl<'a> Statement<'a> {
 /// field is an array whose elements read.
 pub(crate) fn split_raw(raw: &bson::RawDocument) -> Option<(Document, Vec<u8>)> {
     let (first, _) = raw.iter().next()?.ok()?;
-    if first.as_str() != "update" || crate::value::raw_nests_deeper_than(raw, crate::value::MAX_NESTING) {
+    if first.as_str() != "update" {
         return None;
     }
+    let max = crate::value::MAX_NESTING;
     let mut cmd = Document::new();
     let mut updates = None;
     for item in raw {
         let (k, v) = item.ok()?;
         if k.as_str() == "updates" {
-            if updates.is_some() {
-                return None;
-            }
+            // The statements are walked once: that they read and keep within the nesting limit.
             let array = v.as_array()?;
-            if !array.into_iter().all(|item| item.is_ok_and(value_reads)) {
+            if updates.is_some() || !reads_within(v, max) {
                 return None;
             }
             updates = Some(array.as_bytes().to_vec());
             cmd.insert("updates", Bson::Array(Vec::new()));
         } else {
+            if crate::value::raw_value_nests_deeper_than(v, max) {
+                return None;
+            }
             cmd.insert(k.as_str(), crate::value::raw::decode_value(v).ok()?);
         }
     }
     Some((cmd, updates?))
 }
 
-/// Whether every element inside `v` reads (as decoding the whole command would find), walked
-/// without decoding.
-fn value_reads(v: bson::RawBsonRef<'_>) -> bool {
+/// Whether every element inside `v` reads (as decoding the whole command would find) and `v`
+/// nests no deeper than `left` levels (as `value::raw_value_nests_deeper_than` counts them), in
+/// one walk without decoding.
+fn reads_within(v: bson::RawBsonRef<'_>, left: usize) -> bool {
     use bson::RawBsonRef;
     match v {
-        RawBsonRef::Document(d) => d.into_iter().all(|item| item.is_ok_and(|(_, v)| value_reads(v))),
-        RawBsonRef::Array(a) => a.into_iter().all(|item| item.is_ok_and(value_reads)),
-        RawBsonRef::JavaScriptCodeWithScope(c) => value_reads(RawBsonRef::Document(c.scope)),
+        RawBsonRef::Document(d) => left > 0 && d.into_iter().all(|item| item.is_ok_and(|(_, v)| reads_within(v, left - 1))),
+        RawBsonRef::Array(a) => left > 0 && a.into_iter().all(|item| item.is_ok_and(|v| reads_within(v, left - 1))),
+        // A scope's nesting is not counted, only whether it reads.
+        RawBsonRef::JavaScriptCodeWithScope(c) => reads_within(RawBsonRef::Document(c.scope), usize::MAX),
         _ => true,
     }
 }
