@@ -251,8 +251,7 @@ fn find(b: &[u8], name: &str) -> Option<Option<(u8, usize, usize)>> {
         let rest = b.get(key..last)?;
         // A key equal to `name` is `name`'s bytes and then the NUL; else the key is skipped.
         let n = name.len();
-        // (short names: compared byte by byte rather than through a `memcmp` call)
-        let (len, hit) = if can_hit && rest.len() > n && rest[n] == 0 && rest[..n].iter().zip(name).all(|(x, y)| x == y) {
+        let (len, hit) = if can_hit && rest.len() > n && rest[n] == 0 && same_name(&rest[..n], name) {
             (n, true)
         } else {
             (rest.iter().position(|c| *c == 0)?, false)

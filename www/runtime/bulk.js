@@ -302,7 +302,7 @@ export function executeBulk(client, collName, ops, options = {}) {
     commands = oneKindCommands(ops[0].type, collName, ops, ordered, extraOf(ops[0].type));
     // An insert's documents are stored as they come: room for all of them at once (an update's
     // or a delete's statements are not kept, so theirs would be room for nothing).
-    if (ops[0].type === 'insert' && commands.length > 1) client.reserve?.(commands.reduce((n, c) => n + c.bytes.length, 0));
+    if (ops[0].type === 'insert' && commands.length > 1) client.reserve(commands.reduce((n, c) => n + c.bytes.length, 0));
   } else {
     const arena = serializeAll(ops);
     commands = batches(ops, ordered).map((batch) => ({ batch, bytes: null, arena }));
