@@ -54,48 +54,23 @@ pub(crate) type RawDoc = (Vec<u8>, bool);
 /// command is an `insert` whose one `documents` field is an array of documents that all read
 /// (so the decoded path would have reached the same statements).
 pub(crate) fn split_raw(raw: &RawDocument) -> Option<(Document, Vec<Option<RawDoc>>)> {
-    let mut iter = raw.iter();
-    let (first, _) = iter.next()?.ok()?;
-    if first.as_str() != "insert" {
-        return None;
-    }
-    let mut list = None;
-    for item in raw {
-        let (k, v) = item.ok()?;
-        if k.as_str() == "documents" {
-            if list.is_some() {
+    super::split_raw_command(raw, "insert", "documents", |v| {
+        let max = crate::value::MAX_NESTING;
+        let mut docs = Vec::new();
+        for d in crate::value::raw::array_documents(v.as_array()?) {
+            let d = d?;
+            let form = crate::value::raw::check_stored_form(d, max).ok()?;
+            // The command's nesting limit (the document's fields are two levels down in it): a
+            // command past it is refused before it runs, by the caller.
+            if form.depth + 1 >= max {
                 return None;
             }
-            list = Some(v.as_array()?);
+            // A document past the storage depth fails on the decoded path, with its error.
+            let canonical = form.same && form.filled_depth < super::super::validate::MAX_DEPTH;
+            docs.push(Some((d.as_bytes().to_vec(), canonical)));
         }
-    }
-    let max = crate::value::MAX_NESTING;
-    let mut docs = Vec::new();
-    for d in crate::value::raw::array_documents(list?) {
-        let d = d?;
-        let form = crate::value::raw::check_stored_form(d, max).ok()?;
-        // The command's nesting limit (the document's fields are two levels down in it): a
-        // command past it is refused before it runs, by the caller.
-        if form.depth + 1 >= max {
-            return None;
-        }
-        // A document past the storage depth fails on the decoded path, with its error.
-        let canonical = form.same && form.filled_depth < super::super::validate::MAX_DEPTH;
-        docs.push(Some((d.as_bytes().to_vec(), canonical)));
-    }
-    let mut cmd = Document::new();
-    for item in raw {
-        let (k, v) = item.ok()?;
-        if k.as_str() == "documents" {
-            cmd.insert("documents", Bson::Array(Vec::new()));
-        } else {
-            if crate::value::raw_value_nests_deeper_than(v, max) {
-                return None;
-            }
-            cmd.insert(k.as_str(), crate::value::raw::decode_value(v).ok()?);
-        }
-    }
-    Some((cmd, docs))
+        Some(docs)
+    })
 }
 
 /// [`insert_one`] of a document given as bytes: a document in the stored form, into a

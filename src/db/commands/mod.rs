@@ -62,6 +62,41 @@ pub(crate) enum RawPart {
     Statements(Vec<u8>),
 }
 
+/// A write command given as bytes whose first field is `name`, split at its one field `long`:
+/// `take` reads that field's value (its checks are the caller's), every other field is decoded,
+/// and the decoded command holds an empty array in the long field's place. `None` (the caller
+/// decodes the whole command, as for any other) when the command is another, a field does not
+/// read, a field other than the long one nests past the command's limit, the long field is
+/// missing or repeated, or `take` refuses it.
+pub(crate) fn split_raw_command<T>(
+    raw: &bson::RawDocument,
+    name: &str,
+    long: &str,
+    take: impl FnOnce(bson::RawBsonRef<'_>) -> Option<T>,
+) -> Option<(Document, T)> {
+    let (first, _) = raw.iter().next()?.ok()?;
+    if first.as_str() != name {
+        return None;
+    }
+    let mut take = Some(take);
+    let mut cmd = Document::new();
+    let mut taken = None;
+    for item in raw {
+        let (k, v) = item.ok()?;
+        if k.as_str() == long {
+            // (a second long field: `take` is gone)
+            taken = Some(take.take()?(v)?);
+            cmd.insert(long, Bson::Array(Vec::new()));
+        } else {
+            if crate::value::raw_value_nests_deeper_than(v, crate::value::MAX_NESTING) {
+                return None;
+            }
+            cmd.insert(k.as_str(), crate::value::raw::decode_value(v).ok()?);
+        }
+    }
+    Some((cmd, taken?))
+}
+
 /// The `cursor.firstBatch` of a reply as records of a collection of the command's database: the
 /// reply carries an empty `firstBatch` and the documents are written straight from the
 /// collection into the reply bytes (`Database::run_command_bytes`), or copied in for

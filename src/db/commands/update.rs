@@ -82,31 +82,11 @@ impl<'a> Statement<'a> {
 /// any other) unless the command is an `update` within the nesting limit whose one `updates`
 /// field is an array whose elements read.
 pub(crate) fn split_raw(raw: &bson::RawDocument) -> Option<(Document, Vec<u8>)> {
-    let (first, _) = raw.iter().next()?.ok()?;
-    if first.as_str() != "update" {
-        return None;
-    }
-    let max = crate::value::MAX_NESTING;
-    let mut cmd = Document::new();
-    let mut updates = None;
-    for item in raw {
-        let (k, v) = item.ok()?;
-        if k.as_str() == "updates" {
-            // The statements are walked once: that they read and keep within the nesting limit.
-            let array = v.as_array()?;
-            if updates.is_some() || !reads_within(v, max) {
-                return None;
-            }
-            updates = Some(array.as_bytes().to_vec());
-            cmd.insert("updates", Bson::Array(Vec::new()));
-        } else {
-            if crate::value::raw_value_nests_deeper_than(v, max) {
-                return None;
-            }
-            cmd.insert(k.as_str(), crate::value::raw::decode_value(v).ok()?);
-        }
-    }
-    Some((cmd, updates?))
+    super::split_raw_command(raw, "update", "updates", |v| {
+        // The statements are walked once: that they read and keep within the nesting limit.
+        let array = v.as_array()?;
+        reads_within(v, crate::value::MAX_NESTING).then(|| array.as_bytes().to_vec())
+    })
 }
 
 /// Whether every element inside `v` reads (as decoding the whole command would find) and `v`
