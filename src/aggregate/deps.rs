@@ -7,9 +7,10 @@
 //! names reaches the `$group` unread, whatever the stages before it pass on.
 //!
 //! The analysis over-approximates: every field name and every `"$path"` string anywhere in
-//! those stages counts, at any depth (a literal that looks like a path, a `$lookup`'s `as`, a
-//! field a stage adds, only make a field be decoded for nothing), and a `$lookup`'s
-//! `localField`. It gives up (`None`: decode everything) on a variable (`"$$ROOT"`,
+//! those stages counts, at any depth (a literal that looks like a path, a field a stage adds,
+//! only make a field be decoded for nothing), and a `$lookup`'s `localField`. The names a stage
+//! gives are not fields read: a `$group`'s output names, a `$lookup`'s `from`, `as` and
+//! `foreignField`. It gives up (`None`: decode everything) on a variable (`"$$ROOT"`,
 //! `"$$CURRENT"`, any `$$`), on the operators that read fields by computed or implicit names
 //! (`$getField`, `$setField`, `$unsetField`, `$function`, `$accumulator`, `$where`,
 //! `$jsonSchema`), and on any other stage before the `$group`.
@@ -32,16 +33,27 @@ pub fn group_input_fields(stages: &[Bson]) -> Option<Vec<String>> {
         match name.as_str() {
             "$match" | "$sort" | "$skip" | "$limit" | "$unwind" | "$addFields" | "$set" | "$project" | "$unset" => collect(spec, &mut fields)?,
             "$lookup" => {
-                // `localField` names a local field without a `$`.
-                if let Bson::Document(l) = spec {
-                    if let Some(Bson::String(local)) = l.get("localField") {
-                        add(local, &mut fields);
+                let Bson::Document(l) = spec else { return None };
+                for (k, v) in l {
+                    match k.as_str() {
+                        // `localField` names a local field without a `$`; `foreignField` a
+                        // field of the other collection; `from` and `as` are names.
+                        "localField" => {
+                            let Bson::String(local) = v else { return None };
+                            add(local, &mut fields);
+                        }
+                        "from" | "foreignField" | "as" => {}
+                        // `let` (its expressions read local fields) and `pipeline`
+                        _ => collect(v, &mut fields)?,
                     }
                 }
-                collect(spec, &mut fields)?
             }
             "$group" => {
-                collect(spec, &mut fields)?;
+                // Its own keys name outputs: only what they compute reads fields.
+                let Bson::Document(g) = spec else { return None };
+                for (_, v) in g {
+                    collect(v, &mut fields)?;
+                }
                 return Some(fields);
             }
             _ => return None,
@@ -102,14 +114,21 @@ mod tests {
             doc! {"$sort": {"t": -1}},
             doc! {"$group": {"_id": "$sensor", "n": {"$sum": 1}, "top": {"$top": {"sortBy": {"k.z": 1}, "output": "$o"}}}},
         ]);
-        assert_eq!(f, Some(["v", "m", "w", "t", "_id", "sensor", "n", "top", "sortBy", "k", "output", "o"].map(String::from).to_vec()));
-        assert_eq!(fields(vec![doc! {"$group": {"_id": null, "n": {"$sum": 1}}}]), Some(["_id", "n"].map(String::from).to_vec()));
+        assert_eq!(f, Some(["v", "m", "w", "t", "sensor", "sortBy", "k", "output", "o"].map(String::from).to_vec()));
+        assert_eq!(fields(vec![doc! {"$group": {"_id": null, "n": {"$sum": 1}}}]), Some(Vec::new()));
+        // an output named as a stored field does not read it; an expression's own keys count
+        assert_eq!(fields(vec![doc! {"$group": {"_id": {"a": "$b"}, "v": {"$max": "$v"}}}]), Some(["a", "b", "v"].map(String::from).to_vec()));
         let f = fields(vec![
             doc! {"$lookup": {"from": "s", "localField": "sensor.id", "foreignField": "_id", "as": "s"}},
             doc! {"$unwind": "$tags"},
             doc! {"$group": {"_id": {"$first": "$s.site"}}},
         ]);
-        assert_eq!(f, Some(["sensor", "from", "localField", "foreignField", "as", "tags", "_id", "s"].map(String::from).to_vec()));
+        assert_eq!(f, Some(["sensor", "tags", "s"].map(String::from).to_vec()));
+        let f = fields(vec![
+            doc! {"$lookup": {"from": "s", "let": {"k": "$key"}, "pipeline": [{"$match": {"$expr": {"$eq": ["$x", "$$k"]}}}], "as": "s"}},
+            doc! {"$group": {"_id": "$s.site"}},
+        ]);
+        assert_eq!(f, None, "a sub-pipeline's variables are not followed");
     }
 
     #[test]
