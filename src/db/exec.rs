@@ -200,7 +200,7 @@ pub(crate) fn sort_records<T>(spec: &SortSpec, items: Vec<T>, record: impl Fn(&T
     let paths: Vec<(&[String], bool)> = spec.paths().collect();
     let tops: Vec<&str> = paths.iter().filter_map(|(p, _)| p.first().map(String::as_str)).collect();
     let keep = |name: &str| tops.iter().any(|t| *t == name);
-    let mut keys: Vec<u8> = Vec::with_capacity(items.len() * 16);
+    let mut keys: Vec<u8> = Vec::new();
     let mut ends: Vec<usize> = Vec::with_capacity(items.len());
     let mut entries: Vec<SortEntry> = Vec::with_capacity(items.len());
     if u32::try_from(items.len()).is_err() {
@@ -209,6 +209,11 @@ pub(crate) fn sort_records<T>(spec: &SortSpec, items: Vec<T>, record: impl Fn(&T
     for (at, item) in items.iter().enumerate() {
         let start = keys.len();
         sort_key_into(record(item), spec, &paths, &keep, &mut keys)?;
+        if at == 0 {
+            // room for keys as long as the first, up to 64 bytes each (most keys of a sort are
+            // about as long), so that the buffer is seldom copied as it grows
+            keys.reserve(keys.len().min(64).saturating_mul(items.len()).saturating_sub(keys.len()));
+        }
         ends.push(keys.len());
         let mut prefix = [0u8; 20];
         let n = (keys.len() - start).min(20);
