@@ -71,11 +71,14 @@ pub(crate) struct Groups<'s> {
     rows: Vec<(Bson, Row<'s>)>,
     /// The current document's key bytes (one buffer for all documents).
     scratch: Vec<u8>,
+    /// The key bytes and group of the document before: documents in a row often share a key
+    /// (sorted by it, or all in one group), and comparing the bytes is cheaper than hashing them.
+    last: (Vec<u8>, usize),
 }
 
 impl<'s> Groups<'s> {
     pub fn new(stmts: &'s [Statement]) -> Groups<'s> {
-        Groups { stmts, index: HashMap::default(), rows: Vec::new(), scratch: Vec::new() }
+        Groups { stmts, index: HashMap::default(), rows: Vec::new(), scratch: Vec::new(), last: (Vec::new(), usize::MAX) }
     }
 
     /// The group of a key (`None`, missing, groups with null); the key is copied only for a new
@@ -98,14 +101,23 @@ impl<'s> Groups<'s> {
 
     /// The group of the hash key in `scratch`, made with the key `key` builds when new.
     fn slot_of_scratch(&mut self, key: impl FnOnce() -> Option<Bson>, env: &Env) -> Result<usize> {
-        if let Some(i) = self.index.get(self.scratch.as_slice()) {
-            return Ok(*i);
+        if self.last.1 != usize::MAX && self.last.0 == self.scratch {
+            return Ok(self.last.1);
         }
-        let key = key().unwrap_or(Bson::Null);
-        let row = Row::start(self.stmts, &key, env)?;
-        self.rows.push((key, row));
-        self.index.insert(self.scratch.clone(), self.rows.len() - 1);
-        Ok(self.rows.len() - 1)
+        let slot = match self.index.get(self.scratch.as_slice()) {
+            Some(i) => *i,
+            None => {
+                let key = key().unwrap_or(Bson::Null);
+                let row = Row::start(self.stmts, &key, env)?;
+                self.rows.push((key, row));
+                self.index.insert(self.scratch.clone(), self.rows.len() - 1);
+                self.rows.len() - 1
+            }
+        };
+        self.last.0.clear();
+        self.last.0.extend_from_slice(&self.scratch);
+        self.last.1 = slot;
+        Ok(slot)
     }
 
     pub fn add(&mut self, slot: usize, doc: &Document, env: &Env) -> Result<()> {
