@@ -153,8 +153,13 @@ fn stage_entry(stage: &Bson) -> Result<(&'static str, ParseFn, &Bson)> {
 pub(crate) fn parse_pipeline(stages: &[Bson], pcx: &ParseCtx) -> Result<Pipeline> {
     let entries = stages.iter().map(stage_entry).collect::<Result<Vec<_>>>()?;
     let mut parsed: Vec<Arc<dyn Stage>> = Vec::with_capacity(entries.len());
-    for (name, parse, spec) in &entries {
-        parsed.push(parse(name, spec, pcx)?);
+    for (i, (name, parse, spec)) in entries.iter().enumerate() {
+        let stage = match *name {
+            // what the stages after a join read of the documents it joins
+            "$lookup" => super::stages::lookup::parse_keeping(spec, pcx, super::deps::joined_fields_read(spec, &stages[i + 1..]))?,
+            _ => parse(name, spec, pcx)?,
+        };
+        parsed.push(stage);
     }
     validate_positions(&parsed, pcx)?;
     let reads_sort_key: Vec<bool> = entries.iter().map(|(_, _, spec)| super::sort_key::mentions_sort_key(spec)).collect();

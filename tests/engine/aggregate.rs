@@ -1206,6 +1206,42 @@ fn lookup_equality() {
 }
 
 #[test]
+fn lookup_then_group_reads_the_joined_fields_it_names() {
+    // The join copies only the fields of the joined documents that the stages after it name
+    // (`deps::joined_fields_read`); what they compute is the same as with whole documents.
+    let join = bson!({ "$lookup": { "from": "inventory", "localField": "item", "foreignField": "sku", "as": "inv" } });
+    table(vec![
+        (
+            "paths into the joined documents",
+            bson!([join.clone(), { "$match": { "inv.instock": { "$gte": 70 } } }, { "$group": { "_id": { "$first": "$inv.sku" }, "n": { "$sum": { "$first": "$inv.instock" } } } }, { "$sort": { "_id": 1 } }]),
+            orders(),
+            ok(bson!([{ "_id": "almonds", "n": 120 }, { "_id": "pecans", "n": 70 }])),
+        ),
+        (
+            "an element by its index",
+            bson!([join.clone(), { "$match": { "inv.1.description": "product 3" } }, { "$group": { "_id": { "$first": "$inv.sku" } } }]),
+            bson!([{ "_id": 1, "item": ["almonds", "cashews"] }, { "_id": 2, "item": ["almonds"] }]),
+            ok(bson!([{ "_id": "almonds" }])),
+        ),
+        (
+            "the whole array",
+            bson!([join.clone(), { "$group": { "_id": "$_id", "inv": { "$first": "$inv" }, "k": { "$first": { "$size": "$inv" } } } }, { "$sort": { "_id": 1 } }]),
+            bson!([{ "_id": 1, "item": "bread" }, { "_id": 2 }]),
+            ok(bson!([
+                { "_id": 1, "inv": [{ "_id": 2, "sku": "bread", "description": "product 2", "instock": 80 }], "k": 1 },
+                { "_id": 2, "inv": [{ "_id": 5, "sku": null, "description": "Incomplete" }, { "_id": 6 }], "k": 2 }
+            ])),
+        ),
+        (
+            "no $group: the documents are the output",
+            bson!([join, { "$match": { "inv.sku": "bread" } }]),
+            bson!([{ "_id": 1, "item": "bread" }]),
+            ok(bson!([{ "_id": 1, "item": "bread", "inv": [{ "_id": 2, "sku": "bread", "description": "product 2", "instock": 80 }] }])),
+        ),
+    ]);
+}
+
+#[test]
 fn lookup_pipeline() {
     table(vec![
         (

@@ -22,6 +22,10 @@ pub(crate) struct Lookup {
     join: Option<(String, String)>,
     lets: Vec<(String, Expr)>,
     pipeline: Option<Pipeline>,
+    /// The only fields of the joined documents the stages after this one read (a join without a
+    /// sub-pipeline whose array no later stage reads whole: `deps::joined_fields_read`): the
+    /// others are not copied into each document.
+    keep: Option<Vec<String>>,
 }
 
 /// Reads the `pipeline` option of `$lookup` / `$unionWith` / `$facet` into stage documents.
@@ -48,6 +52,11 @@ pub(crate) fn starts_with_documents(stages: &[Bson]) -> bool {
 }
 
 pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
+    parse_keeping(spec, pcx, None)
+}
+
+/// [`parse`], for a stage after which only the fields `keep` of the joined documents are read.
+pub(crate) fn parse_keeping(spec: &Bson, pcx: &ParseCtx, keep: Option<Vec<String>>) -> Result<Arc<dyn Stage>> {
     let Bson::Document(d) = spec else {
         return Err(parse_err(format!("the $lookup stage specification must be an object, but found {}", tname(spec))));
     };
@@ -143,7 +152,8 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
         Some(s) => Some(parse_sub_pipeline(s, &sub, Within::Lookup)?),
         None => None,
     };
-    Ok(Arc::new(Lookup { from, as_path: as_.split('.').map(String::from).collect(), join, lets: parsed_lets, pipeline }))
+    let keep = if pipeline.is_none() { keep } else { None };
+    Ok(Arc::new(Lookup { from, as_path: as_.split('.').map(String::from).collect(), join, lets: parsed_lets, pipeline, keep }))
 }
 
 /// Every value a `$lookup` joins on at `path` (`visitAllValuesAtPath`): through arrays of
@@ -306,6 +316,11 @@ impl Lookup {
     }
 }
 
+/// The fields of `doc` named in `keep`, in their order in `doc`.
+fn only(doc: &Document, keep: &[String]) -> Document {
+    doc.iter().filter(|(k, _)| keep.iter().any(|f| f == *k)).map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
 impl Stage for Lookup {
     fn name(&self) -> &'static str {
         "$lookup"
@@ -322,6 +337,11 @@ impl Stage for Lookup {
                     None => std::borrow::Cow::Owned(Vec::new()),
                 };
                 let index = self.join.as_ref().map(|(_, ff)| equality_index(&foreign, ff));
+                // (indexed whole: the `foreignField` need not be one of the fields kept)
+                let foreign = match &self.keep {
+                    Some(keep) => std::borrow::Cow::Owned(foreign.iter().map(|d| only(d, keep)).collect()),
+                    None => foreign,
+                };
                 (foreign, index)
             });
             self.lookup_one(d, foreign, index.as_ref(), &mut key, cx)
