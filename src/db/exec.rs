@@ -181,6 +181,7 @@ pub(crate) fn select_records<'c>(
 /// three numbers, and its position in the input (where its whole key is, and the tie-break).
 /// 24 bytes; the prefix holds a double and an int32 whole (a key of `{v: -1, _id: 1}` is at
 /// most 11 + 7 bytes), so such keys are never compared whole.
+#[derive(Clone, Copy)]
 struct SortEntry {
     hi: u64,
     mid: u64,
@@ -234,9 +235,9 @@ pub(crate) fn sort_records<T>(spec: &SortSpec, items: Vec<T>, record: impl Fn(&T
 
 /// `entries` sorted by `order` (whose first criterion is `hi`). Many entries are first dealt
 /// into up to 65 536 buckets by the bits of `hi` below the prefix they all share (one counting
-/// pass, an order-preserving split), and each bucket is then sorted on its own: a comparison
-/// sort of a million entries makes twenty passes over an array larger than the caches, the
-/// buckets' sorts work on a few entries each, in cache.
+/// pass, an order-preserving split), and each bucket is then sorted on its own
+/// ([`sort_bucket`]): a comparison sort of a million entries makes twenty passes over an array
+/// larger than the caches, the buckets' sorts work on a few entries each, in cache.
 fn bucket_sort(mut entries: Vec<SortEntry>, order: impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering) -> Vec<SortEntry> {
     const FEW: usize = 4096;
     const BITS: u32 = 16;
@@ -264,12 +265,48 @@ fn bucket_sort(mut entries: Vec<SortEntry>, order: impl Fn(&SortEntry, &SortEntr
         dealt[next[b]] = e;
         next[b] += 1;
     }
+    let mut scratch = Vec::new();
     for w in starts.windows(2) {
         if w[1] - w[0] > 1 {
-            dealt[w[0]..w[1]].sort_unstable_by(&order);
+            sort_bucket(&mut dealt[w[0]..w[1]], &mut scratch, &order);
         }
     }
     dealt
+}
+
+/// Sorts one bucket of [`bucket_sort`]: a large one is dealt again, into 256 places by the
+/// bits of `hi` below those its entries share (keys whose first bytes differ little, such as
+/// numbers close to one another, share a few of the first level's buckets), until the places
+/// hold a few entries each, which a comparison sort puts in order.
+fn sort_bucket(entries: &mut [SortEntry], scratch: &mut Vec<SortEntry>, order: &impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering) {
+    const SMALL: usize = 64;
+    let (min, max) = entries.iter().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(e.hi), hi.max(e.hi)));
+    if entries.len() <= SMALL || min >= max {
+        entries.sort_unstable_by(order);
+        return;
+    }
+    let shift = (64 - (max - min).leading_zeros()).saturating_sub(8);
+    let place = |e: &SortEntry| ((e.hi - min) >> shift) as usize;
+    let mut starts = [0usize; 257];
+    for e in entries.iter() {
+        starts[place(e) + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut next = starts;
+    scratch.clear();
+    scratch.extend_from_slice(entries);
+    for e in scratch.iter() {
+        let p = place(e);
+        entries[next[p]] = *e;
+        next[p] += 1;
+    }
+    for w in starts.windows(2) {
+        if w[1] - w[0] > 1 {
+            sort_bucket(&mut entries[w[0]..w[1]], scratch, order);
+        }
+    }
 }
 
 /// Stored documents' bytes handed on in an order other than memory's (a sort's), read ahead:
