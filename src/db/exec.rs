@@ -177,16 +177,40 @@ pub(crate) fn select_records<'c>(
     Ok(if limit > 0 { it.take(limit as usize).collect() } else { it.collect() })
 }
 
-/// One item being sorted by [`sort_records`]: the first 20 bytes of its key (zero-padded), as
-/// three numbers, and its position in the input (where its whole key is, and the tie-break).
-/// 24 bytes; the prefix holds a double and an int32 whole (a key of `{v: -1, _id: 1}` is at
-/// most 11 + 7 bytes), so such keys are never compared whole.
+/// One item being sorted by [`sort_records`]: the first 19 bytes of its key (zero-padded) and
+/// then its length (more than 19 as [`WHOLE`]), as three numbers, and its position in the input
+/// (where its whole key is, and the tie-break). 24 bytes. Two entries compare as their keys do
+/// (a key whose bytes are another's and more comes after it, as its length says) unless both
+/// prefixes are equal and the keys longer: a key of 19 bytes or less, such as a double and an
+/// int32 (`{v: -1, _id: 1}`: at most 11 + 7 bytes), is never compared whole, not even with an
+/// equal key.
 #[derive(Clone, Copy)]
 struct SortEntry {
     hi: u64,
     mid: u64,
     lo: u32,
     at: u32,
+}
+
+/// The length byte of a [`SortEntry`] whose key is longer than its prefix.
+const WHOLE: u8 = 20;
+
+impl SortEntry {
+    /// The entry of the key `key` at `at`.
+    fn of(at: u32, key: &[u8]) -> SortEntry {
+        let mut prefix = [0u8; 20];
+        let n = key.len().min(19);
+        prefix[..n].copy_from_slice(&key[..n]);
+        prefix[19] = key.len().min(WHOLE as usize) as u8;
+        let word = |b: &[u8]| u64::from_be_bytes(b.try_into().unwrap_or([0; 8]));
+        let lo = u32::from_be_bytes(prefix[16..20].try_into().unwrap_or([0; 4]));
+        SortEntry { hi: word(&prefix[..8]), mid: word(&prefix[8..16]), lo, at }
+    }
+
+    /// Whether the key is longer than the prefix (else equal prefixes are equal keys).
+    fn partial(&self) -> bool {
+        self.lo as u8 == WHOLE
+    }
 }
 
 /// Sorts `items` (each with its stored document's bytes, `record`: see `Record::bytes`) stably by `spec`, in the order
@@ -216,18 +240,15 @@ pub(crate) fn sort_records<T>(spec: &SortSpec, items: Vec<T>, record: impl Fn(&T
             keys.reserve(keys.len().min(64).saturating_mul(items.len()).saturating_sub(keys.len()));
         }
         ends.push(keys.len());
-        let mut prefix = [0u8; 20];
-        let n = (keys.len() - start).min(20);
-        prefix[..n].copy_from_slice(&keys[start..start + n]);
-        let word = |b: &[u8]| u64::from_be_bytes(b.try_into().unwrap_or([0; 8]));
-        let lo = u32::from_be_bytes(prefix[16..20].try_into().unwrap_or([0; 4]));
-        entries.push(SortEntry { hi: word(&prefix[..8]), mid: word(&prefix[8..16]), lo, at: at as u32 });
+        entries.push(SortEntry::of(at as u32, &keys[start..]));
     }
     let key = |at: u32| {
         let at = at as usize;
         &keys[if at == 0 { 0 } else { ends[at - 1] }..ends[at]]
     };
-    let order = |a: &SortEntry, b: &SortEntry| (a.hi, a.mid, a.lo).cmp(&(b.hi, b.mid, b.lo)).then_with(|| key(a.at).cmp(key(b.at))).then(a.at.cmp(&b.at));
+    let order = |a: &SortEntry, b: &SortEntry| {
+        (a.hi, a.mid, a.lo).cmp(&(b.hi, b.mid, b.lo)).then_with(|| if a.partial() { key(a.at).cmp(key(b.at)) } else { std::cmp::Ordering::Equal }).then(a.at.cmp(&b.at))
+    };
     let entries = bucket_sort(entries, order);
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     Ok(entries.iter().filter_map(|e| slots.get_mut(e.at as usize).and_then(Option::take)).collect())
