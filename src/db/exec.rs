@@ -254,6 +254,19 @@ pub(crate) fn sort_records<T>(spec: &SortSpec, items: Vec<T>, record: impl Fn(&T
     Ok(entries.iter().filter_map(|e| slots.get_mut(e.at as usize).and_then(Option::take)).collect())
 }
 
+/// The order of `n` byte strings, `key(0)` to `key(n - 1)`, ties in that order: sorted as
+/// [`sort_records`] sorts its keys (index builds sort their keys so).
+pub(crate) fn order_of_keys<'k>(n: usize, key: impl Fn(usize) -> &'k [u8]) -> Result<Vec<usize>> {
+    if u32::try_from(n).is_err() {
+        return Err(Error::bad_value("too many keys to sort"));
+    }
+    let entries: Vec<SortEntry> = (0..n).map(|i| SortEntry::of(i as u32, key(i))).collect();
+    let order = |a: &SortEntry, b: &SortEntry| {
+        (a.hi, a.mid, a.lo).cmp(&(b.hi, b.mid, b.lo)).then_with(|| if a.partial() { key(a.at as usize).cmp(key(b.at as usize)) } else { std::cmp::Ordering::Equal }).then(a.at.cmp(&b.at))
+    };
+    Ok(bucket_sort(entries, order).iter().map(|e| e.at as usize).collect())
+}
+
 /// `entries` sorted by `order` (whose first criterion is `hi`). Many entries are first dealt
 /// into up to 65 536 buckets by the bits of `hi` below the prefix they all share (one counting
 /// pass, an order-preserving split), and each bucket is then sorted on its own

@@ -723,10 +723,19 @@ impl Index {
                 }
             }
         }
-        // Equal keys in record id (natural) order.
-        spans.sort_unstable_by(|a, b| arena[a.0..a.1].cmp(&arena[b.0..b.1]).then(a.2.cmp(&b.2)));
-        spans.dedup_by(|a, b| arena[a.0..a.1] == arena[b.0..b.1] && a.2 == b.2);
-        self.entries = KeyTree::from_sorted(spans.iter().map(|&(s, e, rid)| (&arena[s..e], rid)));
+        // Equal keys in record id (natural) order: the records come in that order. A key an
+        // array gives twice for one record is recorded once.
+        let order = super::exec::order_of_keys(spans.len(), |i| spans.get(i).map_or(&[][..], |&(s, e, _)| &arena[s..e]))?;
+        let mut last: Option<(&[u8], u64)> = None;
+        let pairs = order.into_iter().filter_map(|i| {
+            let &(s, e, rid) = spans.get(i)?;
+            let pair = (&arena[s..e], rid);
+            (last != Some(pair)).then(|| {
+                last = Some(pair);
+                pair
+            })
+        });
+        self.entries = KeyTree::from_sorted(pairs);
         Ok(())
     }
 

@@ -59,9 +59,16 @@ proptest! {
         }
         let v = ok(&mut after, &doc! {"validate": "c"});
         prop_assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "{}", v);
+        let keys = |r: &Document| r.get_document("executionStats").ok().and_then(|s| s.get("totalKeysExamined").cloned());
         let e = doc! {"explain": {"find": "c", "filter": {"b": {"$gte": 0}}, "hint": "b_-1__id_1"}, "verbosity": "executionStats"};
         let (ex, ey) = (before.run_command(&e), after.run_command(&e));
-        let keys = |r: &Document| r.get_document("executionStats").ok().and_then(|s| s.get("totalKeysExamined").cloned());
         prop_assert_eq!(keys(&ex), keys(&ey));
+        // every index's whole scan examines as many keys
+        for name in NAMES {
+            let filter = if name == "all" { doc! {"a": {"$exists": true}} } else { Document::new() };
+            let e = doc! {"explain": {"find": "c", "filter": filter, "hint": name}, "verbosity": "executionStats"};
+            let (ex, ey) = (before.run_command(&e), after.run_command(&e));
+            prop_assert_eq!(keys(&ex), keys(&ey), "{}", name);
+        }
     }
 }
