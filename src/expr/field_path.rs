@@ -216,8 +216,7 @@ pub(crate) fn walk<'a>(start: Val<'a>, parts: &[String]) -> Val<'a> {
 }
 
 fn owned_rest<'a>(v: &Bson, parts: &[String]) -> Val<'a> {
-    let rest: Vec<&str> = parts.iter().map(String::as_str).collect();
-    match expr_rest(v, &rest) {
+    match expr_rest(v, parts) {
         Some(b) => Val::Owned(b),
         None => Val::Missing,
     }

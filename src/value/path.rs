@@ -64,12 +64,12 @@ pub fn expr_lookup(doc: &Document, path: &str) -> Option<Bson> {
 }
 
 /// Applies the rest of an aggregation field path to a value.
-pub fn expr_rest(v: &Bson, rest: &[&str]) -> Option<Bson> {
-    if rest.is_empty() {
+pub fn expr_rest<S: AsRef<str>>(v: &Bson, rest: &[S]) -> Option<Bson> {
+    let Some((first, tail)) = rest.split_first() else {
         return Some(v.clone());
-    }
+    };
     match v {
-        Bson::Document(d) => expr_rest(field(d, rest[0])?, &rest[1..]),
+        Bson::Document(d) => expr_rest(field(d, first.as_ref())?, tail),
         Bson::Array(a) => {
             // Only the documents of the array are followed (the server's
             // `ExpressionFieldPath::evaluatePathArray`): a nested array is skipped.
