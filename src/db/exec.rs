@@ -211,6 +211,15 @@ impl SortEntry {
     fn partial(&self) -> bool {
         self.lo as u8 == WHOLE
     }
+
+    /// The order of two entries' keys (`key` gives a key by its position), then of their
+    /// positions.
+    fn cmp_keys<'k>(a: &SortEntry, b: &SortEntry, key: &impl Fn(u32) -> &'k [u8]) -> std::cmp::Ordering {
+        (a.hi, a.mid, a.lo)
+            .cmp(&(b.hi, b.mid, b.lo))
+            .then_with(|| if a.partial() { key(a.at).cmp(key(b.at)) } else { std::cmp::Ordering::Equal })
+            .then(a.at.cmp(&b.at))
+    }
 }
 
 /// Sorts `items` (each with its stored document's bytes, `record`: see `Record::bytes`) stably by `spec`, in the order
@@ -246,10 +255,7 @@ pub(crate) fn sort_records<T>(spec: &SortSpec, items: Vec<T>, record: impl Fn(&T
         let at = at as usize;
         &keys[if at == 0 { 0 } else { ends[at - 1] }..ends[at]]
     };
-    let order = |a: &SortEntry, b: &SortEntry| {
-        (a.hi, a.mid, a.lo).cmp(&(b.hi, b.mid, b.lo)).then_with(|| if a.partial() { key(a.at).cmp(key(b.at)) } else { std::cmp::Ordering::Equal }).then(a.at.cmp(&b.at))
-    };
-    let entries = bucket_sort(entries, order);
+    let entries = bucket_sort(entries, |a, b| SortEntry::cmp_keys(a, b, &key));
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     Ok(entries.iter().filter_map(|e| slots.get_mut(e.at as usize).and_then(Option::take)).collect())
 }
@@ -261,74 +267,44 @@ pub(crate) fn order_of_keys<'k>(n: usize, key: impl Fn(usize) -> &'k [u8]) -> Re
         return Err(Error::bad_value("too many keys to sort"));
     }
     let entries: Vec<SortEntry> = (0..n).map(|i| SortEntry::of(i as u32, key(i))).collect();
-    let order = |a: &SortEntry, b: &SortEntry| {
-        (a.hi, a.mid, a.lo).cmp(&(b.hi, b.mid, b.lo)).then_with(|| if a.partial() { key(a.at as usize).cmp(key(b.at as usize)) } else { std::cmp::Ordering::Equal }).then(a.at.cmp(&b.at))
-    };
-    Ok(bucket_sort(entries, order).iter().map(|e| e.at as usize).collect())
+    let key = |at: u32| key(at as usize);
+    Ok(bucket_sort(entries, |a, b| SortEntry::cmp_keys(a, b, &key)).iter().map(|e| e.at as usize).collect())
 }
 
 /// `entries` sorted by `order` (whose first criterion is `hi`). Many entries are first dealt
 /// into up to 65 536 buckets by the bits of `hi` below the prefix they all share (one counting
 /// pass, an order-preserving split), and each bucket is then sorted on its own
-/// ([`sort_bucket`]): a comparison sort of a million entries makes twenty passes over an array
+/// ([`deal_and_sort`]): a comparison sort of a million entries makes twenty passes over an array
 /// larger than the caches, the buckets' sorts work on a few entries each, in cache.
 fn bucket_sort(mut entries: Vec<SortEntry>, order: impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering) -> Vec<SortEntry> {
-    const FEW: usize = 4096;
-    const BITS: u32 = 16;
-    let (min, max) = entries.iter().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(e.hi), hi.max(e.hi)));
-    if entries.len() < FEW || min >= max {
-        entries.sort_unstable_by(order);
-        return entries;
-    }
-    // `(hi - min) >> shift` is below 2^BITS, and grows with `hi`.
-    let shift = (64 - (max - min).leading_zeros()).saturating_sub(BITS);
-    let bucket = |e: &SortEntry| ((e.hi - min) >> shift) as usize;
-    let mut starts = vec![0usize; (1 << BITS) + 1];
-    for e in &entries {
-        starts[bucket(e) + 1] += 1;
-    }
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
-    }
-    let mut next = starts.clone();
-    let mut dealt: Vec<SortEntry> = Vec::with_capacity(entries.len());
-    // Every entry is written once, at the next place of its bucket.
-    dealt.resize_with(entries.len(), || SortEntry { hi: 0, mid: 0, lo: 0, at: 0 });
-    for e in entries {
-        let b = bucket(&e);
-        dealt[next[b]] = e;
-        next[b] += 1;
-    }
-    let mut scratch = Vec::new();
-    for w in starts.windows(2) {
-        if w[1] - w[0] > 1 {
-            sort_bucket(&mut dealt[w[0]..w[1]], &mut scratch, &order);
-        }
-    }
-    dealt
+    deal_and_sort(&mut entries, &mut Vec::new(), &order, 16, 4096);
+    entries
 }
 
-/// Sorts one bucket of [`bucket_sort`]: a large one is dealt again, into 256 places by the
-/// bits of `hi` below those its entries share (keys whose first bytes differ little, such as
-/// numbers close to one another, share a few of the first level's buckets), until the places
-/// hold a few entries each, which a comparison sort puts in order.
-fn sort_bucket(entries: &mut [SortEntry], scratch: &mut Vec<SortEntry>, order: &impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering) {
-    const SMALL: usize = 64;
+/// Sorts `entries` (see [`bucket_sort`]): fewer than `few`, or all with one `hi`, by
+/// comparison; else dealt into `2^bits` places by the bits of `hi` below those they all share
+/// (an order-preserving split: `(hi - min) >> shift` is below `2^bits` and grows with `hi`),
+/// each place then sorted the same way with 256 places. Keys whose first bytes differ little,
+/// such as numbers close to one another, share a few of the first level's buckets; dealing
+/// those again leaves a few entries to each comparison sort. Each level takes at least 8 bits
+/// of the range, so there are at most 8.
+fn deal_and_sort(entries: &mut [SortEntry], scratch: &mut Vec<SortEntry>, order: &impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering, bits: u32, few: usize) {
     let (min, max) = entries.iter().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(e.hi), hi.max(e.hi)));
-    if entries.len() <= SMALL || min >= max {
+    if entries.len() < few || min >= max {
         entries.sort_unstable_by(order);
         return;
     }
-    let shift = (64 - (max - min).leading_zeros()).saturating_sub(8);
+    let shift = (64 - (max - min).leading_zeros()).saturating_sub(bits);
     let place = |e: &SortEntry| ((e.hi - min) >> shift) as usize;
-    let mut starts = [0usize; 257];
+    let mut starts = vec![0usize; (1 << bits) + 1];
     for e in entries.iter() {
         starts[place(e) + 1] += 1;
     }
     for i in 1..starts.len() {
         starts[i] += starts[i - 1];
     }
-    let mut next = starts;
+    let mut next = starts.clone();
+    // Every entry is written once, at the next place of its bucket.
     scratch.clear();
     scratch.extend_from_slice(entries);
     for e in scratch.iter() {
@@ -338,7 +314,7 @@ fn sort_bucket(entries: &mut [SortEntry], scratch: &mut Vec<SortEntry>, order: &
     }
     for w in starts.windows(2) {
         if w[1] - w[0] > 1 {
-            sort_bucket(&mut entries[w[0]..w[1]], scratch, order);
+            deal_and_sort(&mut entries[w[0]..w[1]], scratch, order, 8, 65);
         }
     }
 }
