@@ -621,7 +621,9 @@ impl Collection {
     /// empty.
     pub(crate) fn apply_key_moves(&mut self, moves: &mut KeyMoves) {
         let mut list = std::mem::take(&mut moves.list);
-        list.sort_unstable_by_key(|m| m.index);
+        // (stable: the moves of each index stay in the order the records came, most often
+        // record id order, which `sorted_pairs` then need not restore among equal keys)
+        list.sort_by_key(|m| m.index);
         for group in list.chunk_by(|a, b| a.index == b.index) {
             let Some(ix) = self.indexes.get_mut(group[0].index as usize) else { continue };
             if group.len() >= (ix.entries().len() / 8).max(1) {
@@ -1039,18 +1041,36 @@ impl KeyMoves {
     }
 }
 
+/// From this many pairs on, [`sorted_pairs`] deals them into buckets before comparing.
+const BUCKET_SORT_FROM: usize = 2048;
+
 /// `(key, record id)` pairs in (key, record id) order without repeats, as `KeyTree`'s sorted
-/// removals and additions take them. Each key's first 16 bytes are compared as a number first
-/// (keys are prefix-free: two of at most 16 bytes with the same first bytes are equal or one is
-/// the shorter).
+/// removals and additions take them. Many pairs are sorted as a sort's keys are
+/// ([`super::exec::order_of_keys`]: buckets by the keys' first bytes, ties in the order given),
+/// then each run of one key put in record id order unless the ids came ascending; fewer pairs by
+/// comparison, each key's first 16 bytes compared as a number first (keys are prefix-free: two of
+/// at most 16 bytes with the same first bytes are equal or one is the shorter).
 fn sorted_pairs<'a>(pairs: impl Iterator<Item = (&'a [u8], u64)>) -> Vec<(&'a [u8], u64)> {
+    let pairs: Vec<(&[u8], u64)> = pairs.collect();
+    if pairs.len() >= BUCKET_SORT_FROM {
+        if let Ok(order) = super::exec::order_of_keys(pairs.len(), |i| pairs.get(i).map_or(&[][..], |p| p.0)) {
+            let mut out: Vec<(&[u8], u64)> = order.into_iter().filter_map(|i| pairs.get(i).copied()).collect();
+            if !pairs.windows(2).all(|w| w[0].1 <= w[1].1) {
+                for run in out.chunk_by_mut(|a, b| a.0 == b.0) {
+                    run.sort_unstable_by_key(|p| p.1);
+                }
+            }
+            out.dedup();
+            return out;
+        }
+    }
     let head = |k: &[u8]| {
         let mut b = [0u8; 16];
         let n = k.len().min(16);
         b[..n].copy_from_slice(&k[..n]);
         u128::from_be_bytes(b)
     };
-    let mut sorted: Vec<(u128, &[u8], u64)> = pairs.map(|(k, rid)| (head(k), k, rid)).collect();
+    let mut sorted: Vec<(u128, &[u8], u64)> = pairs.into_iter().map(|(k, rid)| (head(k), k, rid)).collect();
     sorted.sort_unstable_by(|x, y| {
         x.0.cmp(&y.0)
             .then_with(|| if x.1.len() > 16 || y.1.len() > 16 { x.1.cmp(y.1) } else { x.1.len().cmp(&y.1.len()) })

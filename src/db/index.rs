@@ -289,8 +289,7 @@ impl Index {
     /// Whether a document's keys in this index may change when only the top-level fields for
     /// which `touched` is true change (a partial index: always).
     pub fn may_change(&self, touched: impl Fn(&str) -> bool) -> bool {
-        self.partial.is_some()
-            || self.key.keys().any(|f| f == "$**" || touched(f.split('.').next().unwrap_or(f)))
+        self.partial.is_some() || self.key_paths.iter().any(|(top, rest)| (top == "$**" && rest.is_empty()) || touched(top))
     }
 
     /// True for the `_id` index.

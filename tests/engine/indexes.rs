@@ -433,32 +433,47 @@ fn nan_bounds_find_what_a_scan_finds() {
 /// An update moves index keys in two ways: a few moves are removed and added key by key
 /// (`KeyTree::remove_sorted`, `insert_sorted`), many (an eighth of the entries or more) in one
 /// pass that drops the moved records' entries and merges their new keys in
-/// (`KeyTree::merge_rids`). Both leave the index holding exactly the documents' keys, so an
+/// (`KeyTree::merge_rids`); and sorts them by comparison, or, from 2 048 on, in buckets with
+/// each run of one key put in record id order (when an index scan handed the records over in
+/// another order). All of them leave the index holding exactly the documents' keys, so an
 /// index scan finds what a collection scan finds, in the index's order, for every value.
 #[test]
 fn updates_of_few_and_of_many_documents_move_index_keys_alike() {
-    let mut db = new_db();
-    let docs: Vec<Bson> = (0..400).map(|i| Bson::Document(doc! {"_id": i, "g": i % 7, "v": (i * 37) % 101, "s": format!("k{:03}", (i * 13) % 50)})).collect();
-    run(&mut db, doc! {"insert": "c", "documents": docs});
-    run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1"}, {"key": {"s": -1, "v": 1}, "name": "s_v"}]});
-    // Few moves (3 of 400), then many (about half, then all), then a few again.
-    for (q, u) in [
-        (doc! {"_id": {"$in": [5, 77, 301]}}, doc! {"$inc": {"v": 1000}}),
-        (doc! {"g": {"$lt": 4}}, doc! {"$inc": {"v": -3}, "$set": {"s": "mid"}}),
-        (doc! {}, doc! {"$mul": {"v": 2}}),
-        (doc! {"g": 6, "v": {"$gt": 100}}, doc! {"$set": {"s": "zz"}}),
-    ] {
-        run(&mut db, doc! {"update": "c", "updates": [{"q": q, "u": u, "multi": true}]});
-        let v = run(&mut db, doc! {"validate": "c"});
-        assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "{v}");
-        let ids = |reply: &Document| -> Vec<Bson> {
-            reply.get_document("cursor").and_then(|c| c.get_array("firstBatch")).map(|b| b.iter().filter_map(|d| d.as_document()?.get("_id").cloned()).collect()).unwrap_or_default()
-        };
-        for (sort, hint) in [(doc! {"v": 1, "_id": 1}, "v_1"), (doc! {"s": -1, "v": 1, "_id": 1}, "s_v")] {
-            let by_index = run(&mut db, doc! {"find": "c", "filter": {}, "sort": sort.clone(), "hint": hint, "batchSize": 1000});
-            let by_scan = run(&mut db, doc! {"find": "c", "filter": {}, "sort": sort, "hint": {"$natural": 1}, "batchSize": 1000});
-            assert_eq!(ids(&by_index), ids(&by_scan), "{hint}");
-            assert_eq!(ids(&by_index).len(), 400);
+    for n in [400, 20_000] {
+        let mut db = new_db();
+        let docs: Vec<Bson> = (0..n).map(|i| Bson::Document(doc! {"_id": i, "g": i % 7, "v": (i * 37) % 101, "s": format!("k{:03}", (i * 13) % 50)})).collect();
+        run(&mut db, doc! {"insert": "c", "documents": docs});
+        run(&mut db, doc! {"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1"}, {"key": {"s": -1, "v": 1}, "name": "s_v"}, {"key": {"g": 1}, "name": "g_1"}]});
+        // Few moves (3), then many (about half, then all), then a few again; then every
+        // record in `g` order, not in record id order, to one key, and all once more.
+        for (q, u, hint) in [
+            (doc! {"_id": {"$in": [5, 77, 301]}}, doc! {"$inc": {"v": 1000}}, None),
+            (doc! {"g": {"$lt": 4}}, doc! {"$inc": {"v": -3}, "$set": {"s": "mid"}}, None),
+            (doc! {}, doc! {"$mul": {"v": 2}}, None),
+            (doc! {"g": 6, "v": {"$gt": 100}}, doc! {"$set": {"s": "zz"}}, None),
+            (doc! {"g": {"$gte": 0}}, doc! {"$set": {"s": "same", "v": 1}}, Some("g_1")),
+            (doc! {"g": {"$gte": 3}}, doc! {"$mul": {"v": -1}}, Some("g_1")),
+        ] {
+            let mut statement = doc! {"q": q, "u": u, "multi": true};
+            if let Some(hint) = hint {
+                statement.insert("hint", hint);
+            }
+            run(&mut db, doc! {"update": "c", "updates": [statement]});
+            let v = run(&mut db, doc! {"validate": "c"});
+            assert_eq!(v.get("valid"), Some(&Bson::Boolean(true)), "{v}");
+            let ids = |reply: &Document| -> Vec<Bson> {
+                reply.get_document("cursor").and_then(|c| c.get_array("firstBatch")).map(|b| b.iter().filter_map(|d| d.as_document()?.get("_id").cloned()).collect()).unwrap_or_default()
+            };
+            for (sort, hint) in [(doc! {"v": 1, "_id": 1}, "v_1"), (doc! {"s": -1, "v": 1, "_id": 1}, "s_v")] {
+                let by_index = run(&mut db, doc! {"find": "c", "filter": {}, "sort": sort.clone(), "hint": hint, "batchSize": 100_000});
+                let by_scan = run(&mut db, doc! {"find": "c", "filter": {}, "sort": sort, "hint": {"$natural": 1}, "batchSize": 100_000});
+                assert_eq!(ids(&by_index), ids(&by_scan), "{hint}");
+                assert_eq!(ids(&by_index).len(), n as usize);
+                // Without a sort, the index's own order: its keys, ties in record id order
+                // (here the `_id` order).
+                let walked = run(&mut db, doc! {"find": "c", "filter": {}, "hint": hint, "batchSize": 100_000});
+                assert_eq!(ids(&walked), ids(&by_scan), "{hint} walked");
+            }
         }
     }
 }
