@@ -72,23 +72,32 @@ impl Record {
 
     /// The document's `_id`, read in place, when it has one.
     fn stored_id(&self) -> Option<Bson> {
-        self.raw().ok().and_then(|r| r.get("_id").ok().flatten()).and_then(|v| Bson::try_from(v).ok())
+        self.raw().ok().and_then(|r| value::raw::get(r, "_id").ok().flatten()).and_then(|v| Bson::try_from(v).ok())
     }
 
     /// The names of the document's top-level fields, in order, each once (the keys of
     /// [`Record::doc`]), read in place.
     pub fn top_keys(&self) -> Result<Vec<String>> {
-        let mut keys: Vec<String> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut names: Vec<&str> = Vec::new();
+        // A repeated name is looked for among the names so far while they are few, in a set
+        // once they are many (filled then).
+        let mut seen: Option<std::collections::HashSet<&str>> = None;
         for el in value::raw::Elements::new(&self.bytes) {
             let Some(name) = el.and_then(|e| std::str::from_utf8(e.name).ok()) else {
                 return Ok(self.doc()?.keys().cloned().collect());
             };
-            if seen.insert(name) {
-                keys.push(name.to_string());
+            let new = match &mut seen {
+                Some(set) => set.insert(name),
+                None => !names.contains(&name),
+            };
+            if new {
+                names.push(name);
+                if seen.is_none() && names.len() >= 16 {
+                    seen = Some(names.iter().copied().collect());
+                }
             }
         }
-        Ok(keys)
+        Ok(names.into_iter().map(String::from).collect())
     }
 
     /// The document, decoded.
@@ -1173,6 +1182,29 @@ pub(crate) fn id_equalities(filter: &Document) -> Option<Vec<Bson>> {
 mod tests {
     use super::*;
     use bson::doc;
+
+    /// A stored document's top-level names, each once in the order first met, with a repeated
+    /// name among few names and among many (past the point where a set takes over).
+    #[test]
+    fn top_keys_names_each_field_once() {
+        let record = |names: &[String]| {
+            let mut raw = bson::RawDocumentBuf::new();
+            for (i, n) in names.iter().enumerate() {
+                let key: &bson::raw::CStr = n.as_str().try_into().unwrap();
+                raw.append(key, i as i32);
+            }
+            Record { bytes: raw.into_bytes().into_boxed_slice() }
+        };
+        let few: Vec<String> = ["_id", "a", "b", "a", "c", "_id"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(record(&few).top_keys().unwrap(), vec!["_id", "a", "b", "c"]);
+        let mut many: Vec<String> = (0..20).map(|i| format!("f{i}")).collect();
+        many.extend(["f3", "f17", "g", "f0", "g"].iter().map(|s| s.to_string()));
+        let mut want: Vec<String> = (0..20).map(|i| format!("f{i}")).collect();
+        want.push("g".into());
+        assert_eq!(record(&many).top_keys().unwrap(), want);
+        assert_eq!(record(&few).id(), Bson::Int32(0));
+        assert_eq!(record(&many).id(), Bson::Null);
+    }
 
     #[test]
     fn natural_order_and_id_index() {
