@@ -641,12 +641,12 @@ impl Collection {
                 // are neither sorted nor searched for).
                 let rids: Vec<u64> = group.iter().map(|m| m.rid).collect();
                 let moved = RidSet::new(&rids);
-                let pairs = sorted_pairs(group.iter().filter_map(|m| moves.key(m, false).map(|k| (k, m.rid))));
+                let pairs = index::sorted_pairs(group.iter().filter_map(|m| moves.key(m, false).map(|k| (k, m.rid))));
                 ix.replace_rids(|rid| moved.contains(rid), &pairs);
                 continue;
             }
             for old in [true, false] {
-                let pairs = sorted_pairs(group.iter().filter_map(|m| moves.key(m, old).map(|k| (k, m.rid))));
+                let pairs = index::sorted_pairs(group.iter().filter_map(|m| moves.key(m, old).map(|k| (k, m.rid))));
                 if old {
                     ix.remove_sorted_keys(&pairs);
                 } else {
@@ -861,7 +861,7 @@ impl Collection {
             return Ok(n);
         }
         for ((ix, buf), spans) in self.indexes.iter_mut().zip(&keys).zip(spans) {
-            let pairs = sorted_pairs(spans.into_iter().map(|(a, b, rid)| (&buf[a..b], rid)));
+            let pairs = index::sorted_pairs(spans.into_iter().map(|(a, b, rid)| (&buf[a..b], rid)));
             ix.remove_sorted_keys(&pairs);
         }
         Ok(n)
@@ -1048,46 +1048,6 @@ impl KeyMoves {
         let (at, len) = if old { (start, m.old_len) } else { (start + if m.old_len == NO_KEY { 0 } else { m.old_len as usize }, m.new_len) };
         (len != NO_KEY).then(|| &self.bytes[at..at + len as usize])
     }
-}
-
-/// From this many pairs on, [`sorted_pairs`] deals them into buckets before comparing.
-const BUCKET_SORT_FROM: usize = 2048;
-
-/// `(key, record id)` pairs in (key, record id) order without repeats, as `KeyTree`'s sorted
-/// removals and additions take them. Many pairs are sorted as a sort's keys are
-/// ([`super::exec::order_of_keys`]: buckets by the keys' first bytes, ties in the order given),
-/// then each run of one key put in record id order unless the ids came ascending; fewer pairs by
-/// comparison, each key's first 16 bytes compared as a number first (keys are prefix-free: two of
-/// at most 16 bytes with the same first bytes are equal or one is the shorter).
-fn sorted_pairs<'a>(pairs: impl Iterator<Item = (&'a [u8], u64)>) -> Vec<(&'a [u8], u64)> {
-    let pairs: Vec<(&[u8], u64)> = pairs.collect();
-    if pairs.len() >= BUCKET_SORT_FROM {
-        if let Ok(order) = super::exec::order_of_keys(pairs.len(), |i| pairs.get(i).map_or(&[][..], |p| p.0)) {
-            let mut out: Vec<(&[u8], u64)> = order.into_iter().filter_map(|i| pairs.get(i).copied()).collect();
-            if !pairs.windows(2).all(|w| w[0].1 <= w[1].1) {
-                for run in out.chunk_by_mut(|a, b| a.0 == b.0) {
-                    run.sort_unstable_by_key(|p| p.1);
-                }
-            }
-            out.dedup();
-            return out;
-        }
-    }
-    let head = |k: &[u8]| {
-        let mut b = [0u8; 16];
-        let n = k.len().min(16);
-        b[..n].copy_from_slice(&k[..n]);
-        u128::from_be_bytes(b)
-    };
-    let mut sorted: Vec<(u128, &[u8], u64)> = pairs.into_iter().map(|(k, rid)| (head(k), k, rid)).collect();
-    sorted.sort_unstable_by(|x, y| {
-        x.0.cmp(&y.0)
-            .then_with(|| if x.1.len() > 16 || y.1.len() > 16 { x.1.cmp(y.1) } else { x.1.len().cmp(&y.1.len()) })
-            .then(x.2.cmp(&y.2))
-    });
-    let mut out: Vec<(&[u8], u64)> = sorted.into_iter().map(|(_, k, rid)| (k, rid)).collect();
-    out.dedup();
-    out
 }
 
 /// The keys one document has in each index of a collection, as the indexes order them (see

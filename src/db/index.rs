@@ -724,17 +724,7 @@ impl Index {
         }
         // Equal keys in record id (natural) order: the records come in that order. A key an
         // array gives twice for one record is recorded once.
-        let order = super::exec::order_of_keys(spans.len(), |i| spans.get(i).map_or(&[][..], |&(s, e, _)| &arena[s..e]))?;
-        let mut last: Option<(&[u8], u64)> = None;
-        let pairs = order.into_iter().filter_map(|i| {
-            let &(s, e, rid) = spans.get(i)?;
-            let pair = (&arena[s..e], rid);
-            (last != Some(pair)).then(|| {
-                last = Some(pair);
-                pair
-            })
-        });
-        self.entries = KeyTree::from_sorted(pairs);
+        self.entries = KeyTree::from_sorted(sorted_pairs(spans.iter().map(|&(s, e, rid)| (&arena[s..e], rid))));
         Ok(())
     }
 
@@ -1021,6 +1011,46 @@ impl<'p> KeyGen<'p> {
             m.push(component);
         }
     }
+}
+
+/// From this many pairs on, [`sorted_pairs`] deals them into buckets before comparing.
+const BUCKET_SORT_FROM: usize = 2048;
+
+/// `(key, record id)` pairs in (key, record id) order without repeats, as `KeyTree`'s sorted
+/// removals and additions and its bulk load take them. Many pairs are sorted as a sort's keys are
+/// ([`super::exec::order_of_keys`]: buckets by the keys' first bytes, ties in the order given),
+/// then each run of one key put in record id order unless the ids came ascending; fewer pairs by
+/// comparison, each key's first 16 bytes compared as a number first (keys are prefix-free: two of
+/// at most 16 bytes with the same first bytes are equal or one is the shorter).
+pub(crate) fn sorted_pairs<'a>(pairs: impl Iterator<Item = (&'a [u8], u64)>) -> Vec<(&'a [u8], u64)> {
+    let pairs: Vec<(&[u8], u64)> = pairs.collect();
+    if pairs.len() >= BUCKET_SORT_FROM {
+        if let Ok(order) = super::exec::order_of_keys(pairs.len(), |i| pairs.get(i).map_or(&[][..], |p| p.0)) {
+            let mut out: Vec<(&[u8], u64)> = order.into_iter().filter_map(|i| pairs.get(i).copied()).collect();
+            if !pairs.windows(2).all(|w| w[0].1 <= w[1].1) {
+                for run in out.chunk_by_mut(|a, b| a.0 == b.0) {
+                    run.sort_unstable_by_key(|p| p.1);
+                }
+            }
+            out.dedup();
+            return out;
+        }
+    }
+    let head = |k: &[u8]| {
+        let mut b = [0u8; 16];
+        let n = k.len().min(16);
+        b[..n].copy_from_slice(&k[..n]);
+        u128::from_be_bytes(b)
+    };
+    let mut sorted: Vec<(u128, &[u8], u64)> = pairs.into_iter().map(|(k, rid)| (head(k), k, rid)).collect();
+    sorted.sort_unstable_by(|x, y| {
+        x.0.cmp(&y.0)
+            .then_with(|| if x.1.len() > 16 || y.1.len() > 16 { x.1.cmp(y.1) } else { x.1.len().cmp(&y.1.len()) })
+            .then(x.2.cmp(&y.2))
+    });
+    let mut out: Vec<(&[u8], u64)> = sorted.into_iter().map(|(_, k, rid)| (k, rid)).collect();
+    out.dedup();
+    out
 }
 
 #[cfg(test)]
