@@ -36,6 +36,12 @@ export function markServer(o) {
   ServerMark.add(o);
 }
 
+/** Marks `o`, an object or array just made (so neither marked nor frozen), as returned by a
+ * command: `markServer` without its checks. */
+export function markNew(o) {
+  new ServerMark(o);
+}
+
 /** Whether `o` was marked by `markServer`. */
 export function isServer(o) {
   return ServerMark.has(o);

@@ -15,7 +15,7 @@
 // compiled once for its list of keys (`Shapes`), which lays its properties out in place rather
 // than adding them one at a time through a lookup.
 import * as BSON from 'bson';
-import { markServer } from './mark.js';
+import { markNew } from './mark.js';
 
 /** Thrown inside the decoder to give up; never escapes `decodeReply`. */
 const GIVE_UP = Symbol('give up');
@@ -140,7 +140,7 @@ class Reader {
     const out = isArray ? vals.slice(0, n) : shapes.make(keys, vals, n, depth);
     // the scratch list lets go of the values (else the largest batch read stays reachable)
     vals.fill(undefined, 0, n);
-    if (this.mark) markServer(out);
+    if (this.mark) markNew(out);
     return out;
   }
 }
