@@ -271,31 +271,69 @@ pub(crate) fn order_of_keys<'k>(n: usize, key: impl Fn(usize) -> &'k [u8]) -> Re
     Ok(bucket_sort(entries, |a, b| SortEntry::cmp_keys(a, b, &key)).iter().map(|e| e.at as usize).collect())
 }
 
-/// `entries` sorted by `order` (whose first criterion is `hi`). Many entries are first dealt
-/// into up to 65 536 buckets by the bits of `hi` below the prefix they all share (one counting
-/// pass, an order-preserving split), and each bucket is then sorted on its own
-/// ([`deal_and_sort`]): a comparison sort of a million entries makes twenty passes over an array
-/// larger than the caches, the buckets' sorts work on a few entries each, in cache.
+/// `entries` sorted by `order` (whose criteria are `hi`, `mid`, `lo`, then whatever breaks their
+/// ties). Many entries are first dealt into up to 65 536 buckets by the bits of `hi` below the
+/// prefix they all share (one counting pass, an order-preserving split), and each bucket is then
+/// sorted on its own ([`deal_and_sort`]): a comparison sort of a million entries makes twenty
+/// passes over an array larger than the caches, the buckets' sorts work on a few entries each, in
+/// cache.
 fn bucket_sort(mut entries: Vec<SortEntry>, order: impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering) -> Vec<SortEntry> {
-    deal_and_sort(&mut entries, &mut Vec::new(), &order, 16, 4096);
+    deal_and_sort(&mut entries, &mut Vec::new(), &order, 16, 4096, Word::Hi);
     entries
 }
 
-/// Sorts `entries` (see [`bucket_sort`]): fewer than `few`, or all with one `hi`, by
-/// comparison; else dealt into `2^bits` places by the bits of `hi` below those they all share
-/// (an order-preserving split: `(hi - min) >> shift` is below `2^bits` and grows with `hi`),
-/// each place then sorted the same way with 256 places. Keys whose first bytes differ little,
-/// such as numbers close to one another, share a few of the first level's buckets; dealing
-/// those again leaves a few entries to each comparison sort. Each level takes at least 8 bits
-/// of the range, so there are at most 8.
-fn deal_and_sort(entries: &mut [SortEntry], scratch: &mut Vec<SortEntry>, order: &impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering, bits: u32, few: usize) {
-    let (min, max) = entries.iter().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(e.hi), hi.max(e.hi)));
-    if entries.len() < few || min >= max {
+/// The word of a [`SortEntry`] a level of [`deal_and_sort`] deals by.
+#[derive(Clone, Copy)]
+enum Word {
+    Hi,
+    Mid,
+    Lo,
+}
+
+impl Word {
+    fn of(self, e: &SortEntry) -> u64 {
+        match self {
+            Word::Hi => e.hi,
+            Word::Mid => e.mid,
+            Word::Lo => u64::from(e.lo),
+        }
+    }
+
+    /// The next word, when the entries all share this one.
+    fn next(self) -> Option<Word> {
+        match self {
+            Word::Hi => Some(Word::Mid),
+            Word::Mid => Some(Word::Lo),
+            Word::Lo => None,
+        }
+    }
+}
+
+/// Sorts `entries` (see [`bucket_sort`]): fewer than `few` by comparison; else dealt into
+/// `2^bits` places by the bits of `word` below those they all share (an order-preserving split:
+/// `(w - min) >> shift` is below `2^bits` and grows with `w`), each place then sorted the same
+/// way with 256 places. Keys whose first bytes differ little, such as numbers close to one
+/// another, share a few of the first level's buckets; dealing those again leaves a few entries to
+/// each comparison sort. Entries that all share `word` (keys that begin alike, such as a compound
+/// key's first field: a thousand sensors among a million documents) are dealt by the next word,
+/// and only entries that share all three are left to the comparison sort whatever their number:
+/// the work stays linear in the entries when many share a prefix. Each level takes at least 8
+/// bits of its word's range, so there are at most 8 levels per word.
+fn deal_and_sort(entries: &mut [SortEntry], scratch: &mut Vec<SortEntry>, order: &impl Fn(&SortEntry, &SortEntry) -> std::cmp::Ordering, bits: u32, few: usize, word: Word) {
+    if entries.len() < few {
         entries.sort_unstable_by(order);
         return;
     }
+    let (min, max) = entries.iter().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(word.of(e)), hi.max(word.of(e))));
+    if min >= max {
+        match word.next() {
+            Some(next) => deal_and_sort(entries, scratch, order, bits, few, next),
+            None => entries.sort_unstable_by(order),
+        }
+        return;
+    }
     let shift = (64 - (max - min).leading_zeros()).saturating_sub(bits);
-    let place = |e: &SortEntry| ((e.hi - min) >> shift) as usize;
+    let place = |e: &SortEntry| ((word.of(e) - min) >> shift) as usize;
     let mut starts = vec![0usize; (1 << bits) + 1];
     for e in entries.iter() {
         starts[place(e) + 1] += 1;
@@ -314,7 +352,7 @@ fn deal_and_sort(entries: &mut [SortEntry], scratch: &mut Vec<SortEntry>, order:
     }
     for w in starts.windows(2) {
         if w[1] - w[0] > 1 {
-            deal_and_sort(&mut entries[w[0]..w[1]], scratch, order, 8, 65);
+            deal_and_sort(&mut entries[w[0]..w[1]], scratch, order, 8, 65, word);
         }
     }
 }

@@ -78,7 +78,8 @@ fn ties_arrays_and_missing() {
 
 /// A sort of many documents (past the few thousand where the sort first deals its entries into
 /// buckets by their keys' leading bytes, `exec::bucket_sort`) orders as the decoded sort does:
-/// mixed types, numbers spread over every magnitude and sign, long shared prefixes, ties.
+/// mixed types, numbers spread over every magnitude and sign, long shared prefixes, ties, and
+/// hundreds of keys that share their first 8 or 16 bytes (dealt by their later bytes).
 #[test]
 fn many_documents_sort_as_the_decoded_sort() {
     let value = |i: i64, salt: i64| -> Option<Bson> {
@@ -109,11 +110,14 @@ fn many_documents_sort_as_the_decoded_sort() {
             }
             // a number in a narrow range (keys sharing their first bytes), with many ties
             d.insert("n", 1000.0 + (i % 97) as f64 / 8.0);
+            // a few short strings, each shared by hundreds of documents: with `n` after it, a
+            // compound key whose first 8 bytes many share (dealt again by its next bytes)
+            d.insert("s", format!("s{:03}", i % 7));
             d
         })
         .collect();
     ok(&mut db, &doc! {"insert": "c", "documents": docs});
-    for spec in [doc! {"a": 1}, doc! {"a": -1, "_id": 1}, doc! {"b": 1, "a": -1}, doc! {"n": 1}, doc! {"n": -1, "a": 1}, doc! {"a.b": 1}] {
+    for spec in [doc! {"a": 1}, doc! {"a": -1, "_id": 1}, doc! {"b": 1, "a": -1}, doc! {"n": 1}, doc! {"n": -1, "a": 1}, doc! {"a.b": 1}, doc! {"s": 1, "n": 1}, doc! {"s": -1, "n": -1, "_id": 1}] {
         let decoded = aggregate(&mut db, vec![doc! {"$skip": 0}, doc! {"$sort": spec.clone()}]);
         assert_eq!(decoded.len(), 6000);
         let mut cursor = ok(&mut db, &doc! {"aggregate": "c", "pipeline": [{"$sort": spec.clone()}], "cursor": {"batchSize": 6000}});
