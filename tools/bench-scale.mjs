@@ -375,7 +375,8 @@ async function main(argv) {
     if (at >= 0 && mingo[at].has(op)) {
       const r = mingo[at].get(op) / ours[at].get(op);
       const need = op.startsWith('find') ? 1 : 2;
-      row.push(`${r.toFixed(1)}x ${r >= need ? 'met' : 'MISSED'}`);
+      const unlike = UNLIKE.some(([prefix]) => op.startsWith(prefix));
+      row.push(`${r.toFixed(1)}x ${unlike ? 'unlike work' : r >= need ? 'met' : 'MISSED'}`);
     } else row.push('-');
     rows.push(row);
   }
