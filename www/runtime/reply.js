@@ -13,7 +13,8 @@
 // moving them, so each document's fields are read into scratch lists first and the object is then
 // made in one step: an array as an exact copy of its items, a document by an object literal
 // compiled once for its list of keys (`Shapes`), which lays its properties out in place rather
-// than adding them one at a time through a lookup.
+// than adding them one at a time through a lookup. An array of documents (a cursor's batch) is
+// read by a loop of its own, pushing each document as it is made.
 import * as BSON from 'bson';
 import { markNew } from './mark.js';
 
@@ -96,8 +97,11 @@ class Reader {
           break;
         }
         case 3: // document
+          value = this.document(i, false, depth + 1);
+          i = this.end;
+          break;
         case 4: // array
-          value = this.document(i, type === 4, depth + 1);
+          value = this.array(i, depth + 1);
           i = this.end;
           break;
         case 7: // ObjectId
@@ -140,6 +144,39 @@ class Reader {
     const out = isArray ? vals.slice(0, n) : shapes.make(keys, vals, n, depth);
     // the scratch list lets go of the values (else the largest batch read stays reachable)
     vals.fill(undefined, 0, n);
+    if (this.mark) markNew(out);
+    return out;
+  }
+
+  /** The array whose size field is at `at`: when its items are documents (a cursor's batch),
+   * by a loop of its own, so that the long loop of a large batch is not in `document` (code
+   * compiled while a call runs is compiled again for that call: a small loop is quick to
+   * compile, `document` is not); any other array by `document`. */
+  array(at, depth) {
+    const b = this.b;
+    if (at + 5 > b.length) throw GIVE_UP;
+    const size = this.v.getInt32(at, true);
+    const stop = at + size;
+    if (size < 5 || stop > b.length || b[stop - 1] !== 0) throw GIVE_UP;
+    if (b[at + 4] !== 3) return this.document(at, true, depth);
+    const out = [];
+    let i = at + 4;
+    while (true) {
+      if (i >= stop) throw GIVE_UP;
+      const type = b[i++];
+      if (type === 0) break;
+      // an item's key: ASCII, or give up (as `document` does)
+      for (let c = b[i]; c !== 0; c = b[++i]) {
+        if (c >= 0x80 || i >= stop) throw GIVE_UP;
+      }
+      i++;
+      // an item of another type: the array is read again from its start, by `document`
+      if (type !== 3) return this.document(at, true, depth);
+      out.push(this.document(i, false, depth + 1));
+      i = this.end;
+    }
+    if (i !== stop) throw GIVE_UP;
+    this.end = stop;
     if (this.mark) markNew(out);
     return out;
   }
