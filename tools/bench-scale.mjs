@@ -219,7 +219,7 @@ function floorNote(floor, mingoS, run) {
   const engine = b.cats.find(([c]) => c.startsWith('engine'))?.[1] ?? 0;
   const least = floor.parse + floor.finish + engine;
   const verdict = least >= mingoS
-    ? `Mingo hands back the objects it holds, so no decoder that makes every document at once meets this target. Documents decoded on first use (a Proxy each) could, but a script can tell them apart (structuredClone refuses a Proxy), so they are not made`
+    ? `Mingo hands back the objects it holds; a decoder that makes every document at once costs at least about this much, so none is expected to meet this target. Documents decoded on first use (a Proxy each) could, but a script can tell them apart (structuredClone refuses a Proxy), so they are not made`
     : `${fmt(mingoS - least)} s of room: a faster decoder could still meet it`;
   return `  without our decoder: V8's own JSON.parse makes the same documents in ${fmt(floor.parse)} s; their Dates and marks take ${fmt(floor.finish)} s more; with the engine's ${fmt(engine)} s that is ${fmt(least)} s against mingo's ${fmt(mingoS)} s. ${verdict}.\n`;
 }
