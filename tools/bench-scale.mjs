@@ -9,7 +9,7 @@
 // operation went (the run's CPU profile cut by the operation's time, by category and function)
 // and what would close it; a report, never asserted. For find().toArray() that includes what
 // the same documents cost without our decoder (V8's own JSON.parse, then their Dates and marks),
-// the least any decoder that makes them all at once could cost. Rows whose mingo figure is not
+// about the least a decoder that makes them all at once can cost. Rows whose mingo figure is not
 // the same work say so beside the ratio.
 //
 // Usage: node tools/bench-scale.mjs [--sizes=10000,100000,1000000] [--no-mingo=1000000]
@@ -244,7 +244,7 @@ function oursAt(n) {
   context.measure = cpuMeasure(times, spans);
   context.upserts = true;
   // What the found documents cost to make without our decoder, timed as the rows are: V8's own
-  // JSON.parse making the same objects from their JSON text (each date as its milliseconds),
+  // JSON.parse making the same objects from their JSON text (the date, `t`, as its milliseconds),
   // then the least the shell's values need besides: each date made a Date, each document and
   // array marked as a command's (a private field, as www/runtime/mark.js does).
   const floor = { parse: undefined, finish: undefined };
