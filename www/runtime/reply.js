@@ -53,10 +53,7 @@ class Reader {
   document(at, isArray, depth = 0) {
     const b = this.b;
     const v = this.v;
-    if (at + 5 > b.length) throw GIVE_UP;
-    const size = v.getInt32(at, true);
-    const stop = at + size;
-    if (size < 5 || stop > b.length || b[stop - 1] !== 0) throw GIVE_UP;
+    const stop = this.stopOf(at);
     // this document's fields so far (the lists are reused: one per depth of nesting)
     const vals = VALS[depth] ?? (VALS[depth] = []);
     const keys = isArray ? null : (KEYS[depth] ?? (KEYS[depth] = []));
@@ -67,11 +64,8 @@ class Reader {
       if (i >= stop) throw GIVE_UP;
       const type = b[i++];
       if (type === 0) break;
-      // the key: ASCII, or give up
       const keyStart = i;
-      for (let c = b[i]; c !== 0; c = b[++i]) {
-        if (c >= 0x80 || i >= stop) throw GIVE_UP;
-      }
+      i = this.keyEnd(i, stop);
       let key;
       if (!isArray) {
         key = interned(b, keyStart, i);
@@ -154,22 +148,14 @@ class Reader {
    * compile, `document` is not); any other array by `document`. */
   array(at, depth) {
     const b = this.b;
-    if (at + 5 > b.length) throw GIVE_UP;
-    const size = this.v.getInt32(at, true);
-    const stop = at + size;
-    if (size < 5 || stop > b.length || b[stop - 1] !== 0) throw GIVE_UP;
-    if (b[at + 4] !== 3) return this.document(at, true, depth);
+    const stop = this.stopOf(at);
     const out = [];
     let i = at + 4;
     while (true) {
       if (i >= stop) throw GIVE_UP;
       const type = b[i++];
       if (type === 0) break;
-      // an item's key: ASCII, or give up (as `document` does)
-      for (let c = b[i]; c !== 0; c = b[++i]) {
-        if (c >= 0x80 || i >= stop) throw GIVE_UP;
-      }
-      i++;
+      i = this.keyEnd(i, stop) + 1;
       // an item of another type: the array is read again from its start, by `document`
       if (type !== 3) return this.document(at, true, depth);
       out.push(this.document(i, false, depth + 1));
@@ -179,6 +165,25 @@ class Reader {
     this.end = stop;
     if (this.mark) markNew(out);
     return out;
+  }
+
+  /** The end of the document whose size field is at `at`, once its size and terminator check. */
+  stopOf(at) {
+    const b = this.b;
+    if (at + 5 > b.length) throw GIVE_UP;
+    const size = this.v.getInt32(at, true);
+    const stop = at + size;
+    if (size < 5 || stop > b.length || b[stop - 1] !== 0) throw GIVE_UP;
+    return stop;
+  }
+
+  /** The offset of the NUL that ends the key starting at `i`: ASCII before `stop`, or give up. */
+  keyEnd(i, stop) {
+    const b = this.b;
+    for (let c = b[i]; c !== 0; c = b[++i]) {
+      if (c >= 0x80 || i >= stop) throw GIVE_UP;
+    }
+    return i;
   }
 }
 
