@@ -28,6 +28,7 @@ import inspector from 'node:inspector';
 import { createShellContext, runFile, formatUncaught } from './run-script.mjs';
 import { createMingoDb } from '../bench/mingo-adapter.mjs';
 import { table } from './bench.mjs';
+import { markNew } from '../www/runtime/mark.js';
 
 /** The script run at each size on both engines: `measure(name, fn)` times one operation. Data
  * is generated before the timed part; every operation prints a figure both must agree on. */
@@ -226,16 +227,6 @@ function floorNote(floor, mingoS, run) {
 
 let buildDir;
 
-/** A mark as www/runtime/mark.js gives (a private field added by a base constructor's return). */
-class Receiver {
-  constructor(o) {
-    return o;
-  }
-}
-class Mark extends Receiver {
-  #mark = true;
-}
-
 function oursAt(n) {
   const printed = [];
   const { context } = createShellContext({ buildDir, onOutput: (_s, text) => printed.push(text) });
@@ -246,7 +237,7 @@ function oursAt(n) {
   // What the found documents cost to make without our decoder, timed as the rows are: V8's own
   // JSON.parse making the same objects from their JSON text (the date, `t`, as its milliseconds),
   // then the least the shell's values need besides: each date made a Date, each document and
-  // array marked as a command's (a private field, as www/runtime/mark.js does).
+  // array marked as a command's (www/runtime/mark.js, as the reader marks them).
   const floor = { parse: undefined, finish: undefined };
   context.nativeFloor = (found) => {
     const text = JSON.stringify(found, (k, v) => (k === 't' ? Date.parse(v) : v));
@@ -255,8 +246,8 @@ function oursAt(n) {
     const d = process.cpuUsage(t);
     for (const doc of made) {
       doc.t = new Date(doc.t);
-      new Mark(doc);
-      new Mark(doc.tags);
+      markNew(doc);
+      markNew(doc.tags);
     }
     const e = process.cpuUsage(t);
     floor.parse = (d.user + d.system) / 1e6;
