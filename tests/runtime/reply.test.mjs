@@ -58,7 +58,10 @@ function asciiText(r) {
   return s;
 }
 
-const KEYS = ['a', 'b', '_id', 'sensor', 'v', 'tags', 'x.y', '', 'k1', 'long_field_name_here'];
+// Keys of more than 24 bytes are not interned by the reader (made afresh each time): some here.
+const KEYS = ['a', 'b', '_id', 'sensor', 'v', 'tags', 'x.y', '', 'k1', 'long_field_name_here', 'a_field_name_of_more_than_24_bytes'];
+/** Keys js-bson must read: non-ASCII, short and long (the reader checks a long one as it scans it). */
+const WIDE_KEYS = ['ké', 'a_field_name_of_more_than_24_bytes_é', 'é_then_a_long_ascii_field_name_here'];
 
 function doc(r, depth) {
   const out = {};
@@ -69,14 +72,14 @@ function doc(r, depth) {
   for (let i = 0; i < n; i++) {
     let key;
     const k = r();
-    if (k < 0.04) key = 'ké';
+    if (k < 0.04) key = WIDE_KEYS[Math.floor(r() * WIDE_KEYS.length)];
     else if (k < 0.07) key = '$ref';
     else if (k < 0.1) key = '$other';
     else if (k < 0.12) key = '$id';
     else key = KEYS[Math.floor(r() * KEYS.length)];
     if (seen.has(key)) continue;
     seen.add(key);
-    if (key === 'ké') slow = true;
+    if (WIDE_KEYS.includes(key)) slow = true;
     if (dbref !== false && key[0] === '$') dbref = key === '$ref' || key === '$id';
     const { v, slow: s } = value(r, depth);
     out[key] = v;
