@@ -6,7 +6,8 @@
 //! stages from reading the collection's records): the same groups in the same order, the same
 //! `_id`s and accumulated values with the same types and field order, the same errors; for
 //! every BSON type, NaN and -0, null vs missing, arrays at the end of a path or along it, and
-//! embedded documents.
+//! embedded documents. A `$count` in the same places counts the records without decoding
+//! them, and must answer as the `$count` of decoded documents.
 
 use bson::{doc, Bson, Document};
 use proptest::prelude::*;
@@ -106,11 +107,17 @@ proptest! {
         // An `_id` range (an index scan) or a filter no index answers (a collection scan).
         let matched = if from % 2 == 0 { doc! {"$match": {"_id": {"$gte": from}}} } else { doc! {"$match": {"b": {"$ne": from}}} };
         let sorted = doc! {"$sort": sort};
+        // `$count` reads the records too (it counts them, none decoded).
+        let count = doc! {"$count": "n"};
         for stages in [
             vec![group.clone()],
             vec![matched.clone(), group.clone()],
             vec![sorted.clone(), group.clone()],
-            vec![matched, sorted, group],
+            vec![matched.clone(), sorted.clone(), group],
+            vec![count.clone()],
+            vec![matched.clone(), count.clone()],
+            vec![sorted.clone(), count.clone()],
+            vec![matched, sorted, count],
         ] {
             let bytes = reply(&mut db, &stages);
             let mut decoded_stages = vec![doc! {"$skip": 0}];

@@ -52,12 +52,25 @@ impl Stage for Count {
                 d?;
                 n += 1;
             }
-            if n == 0 {
-                return Ok(Vec::new());
-            }
-            let mut out = Document::new();
-            out.insert(self.field.clone(), count_value(n));
-            Ok(vec![out])
+            Ok(self.output(n))
         })
+    }
+
+    /// Counts a collection's stored documents as they come, none decoded (a stored document
+    /// always reads, so decoding it could not fail).
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, _decode: &dyn Fn(&'r [u8]) -> Result<Document>, _cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+        Some(Ok(self.output(records.count() as u64)))
+    }
+}
+
+impl Count {
+    /// The stage's output for `n` input documents.
+    fn output(&self, n: u64) -> Vec<Document> {
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut out = Document::new();
+        out.insert(self.field.clone(), count_value(n));
+        vec![out]
     }
 }
