@@ -7,7 +7,8 @@
 //! `_id`s and accumulated values with the same types and field order, the same errors; for
 //! every BSON type, NaN and -0, null vs missing, arrays at the end of a path or along it, and
 //! embedded documents. A `$count` in the same places counts the records without decoding
-//! them, and must answer as the `$count` of decoded documents.
+//! them, and a `$sortByCount` groups them as its `$group` does: each must answer as it does
+//! over decoded documents.
 
 use bson::{doc, Bson, Document};
 use proptest::prelude::*;
@@ -101,6 +102,7 @@ proptest! {
         group in group(),
         sort in sort_spec(),
         from in 0i32..4,
+        by in path(),
     ) {
         let mut db = collection_of(&docs);
         let group = doc! {"$group": group};
@@ -109,6 +111,8 @@ proptest! {
         let sorted = doc! {"$sort": sort};
         // `$count` reads the records too (it counts them, none decoded).
         let count = doc! {"$count": "n"};
+        // `$sortByCount` is a `$group` (then a sort of the groups): it reads the records as one.
+        let by_count = doc! {"$sortByCount": by};
         for stages in [
             vec![group.clone()],
             vec![matched.clone(), group.clone()],
@@ -117,7 +121,11 @@ proptest! {
             vec![count.clone()],
             vec![matched.clone(), count.clone()],
             vec![sorted.clone(), count.clone()],
-            vec![matched, sorted, count],
+            vec![matched.clone(), sorted.clone(), count],
+            vec![by_count.clone()],
+            vec![matched.clone(), by_count.clone()],
+            vec![sorted.clone(), by_count.clone()],
+            vec![matched, sorted, by_count],
         ] {
             let bytes = reply(&mut db, &stages);
             let mut decoded_stages = vec![doc! {"$skip": 0}];

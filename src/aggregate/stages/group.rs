@@ -203,6 +203,12 @@ impl Stage for Group {
 }
 
 impl Group {
+    /// The `$group` by `id` with `stmts`, for a stage that is a `$group` and more
+    /// (`$sortByCount`).
+    pub(crate) fn of(id: Expr, stmts: Vec<Statement>) -> Group {
+        Group { id: Arg::from_expr(id), stmts }
+    }
+
     /// Groups stored documents, reading `id` and `args` from their bytes (see [`FromBytes`]).
     fn group_records<'r, 's>(
         &self,

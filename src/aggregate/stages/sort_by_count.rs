@@ -3,20 +3,21 @@
 
 use std::sync::Arc;
 
-use bson::Bson;
+use bson::{Bson, Document};
 
-use super::group::{parse_id, Groups};
-use crate::aggregate::accumulator::{parse_statement, Arg, Statement};
+use super::group::{parse_id, Group};
+use crate::aggregate::accumulator::parse_statement;
 use crate::aggregate::stage::blocking;
 use crate::aggregate::util::err;
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
 use crate::error::Result;
 use crate::value::compare;
 
+/// The `$group` it is, run as a `$group` runs (over a collection's stored bytes when it can), and
+/// its groups then sorted.
 #[derive(Debug)]
 pub(crate) struct SortByCount {
-    id: Arg,
-    stmts: Vec<Statement>,
+    group: Group,
 }
 
 pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<Arc<dyn Stage>> {
@@ -36,7 +37,7 @@ pub(crate) fn parse(_name: &'static str, spec: &Bson, pcx: &ParseCtx) -> Result<
     }
     let id = parse_id(spec, &pcx.scope)?;
     let count = parse_statement("count", &bson::bson!({ "$sum": 1 }), &pcx.scope)?;
-    Ok(Arc::new(SortByCount { id: Arg::from_expr(id), stmts: vec![count] }))
+    Ok(Arc::new(SortByCount { group: Group::of(id, vec![count]) }))
 }
 
 impl Stage for SortByCount {
@@ -45,13 +46,24 @@ impl Stage for SortByCount {
     }
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
-        blocking(input, move |input| {
-            let mut docs = Groups::by_arg(&self.stmts, input, &self.id, cx.env)?.finish()?;
-            docs.sort_by(|a, b| {
-                let (x, y) = (a.get("count").unwrap_or(&Bson::Null), b.get("count").unwrap_or(&Bson::Null));
-                compare(y, x)
-            });
-            Ok(docs)
-        })
+        blocking(self.group.run(input, cx), |groups| sorted(groups.collect()))
     }
+
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&'r [u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+        self.group.run_records(records, decode, cx).map(sorted)
+    }
+}
+
+fn sorted(groups: Result<Vec<Document>>) -> Result<Vec<Document>> {
+    let mut docs = groups?;
+    by_count(&mut docs);
+    Ok(docs)
+}
+
+/// Largest count first; a stable sort, so ties stay in the order their groups were first seen.
+fn by_count(docs: &mut [Document]) {
+    docs.sort_by(|a, b| {
+        let (x, y) = (a.get("count").unwrap_or(&Bson::Null), b.get("count").unwrap_or(&Bson::Null));
+        compare(y, x)
+    });
 }
