@@ -7,8 +7,8 @@
 //! `_id`s and accumulated values with the same types and field order, the same errors; for
 //! every BSON type, NaN and -0, null vs missing, arrays at the end of a path or along it, and
 //! embedded documents. A `$count` in the same places counts the records without decoding
-//! them, and a `$sortByCount` groups them as its `$group` does: each must answer as it does
-//! over decoded documents.
+//! them, a `$sortByCount` groups them as its `$group` does, and a `$sample` chooses among them
+//! before it decodes: each must answer as it does over decoded documents.
 
 use bson::{doc, Bson, Document};
 use proptest::prelude::*;
@@ -113,6 +113,8 @@ proptest! {
         let count = doc! {"$count": "n"};
         // `$sortByCount` is a `$group` (then a sort of the groups): it reads the records as one.
         let by_count = doc! {"$sortByCount": by};
+        // `$sample` chooses among the records with the same draws, and decodes those chosen.
+        let sample = doc! {"$sample": {"size": from * 3}};
         for stages in [
             vec![group.clone()],
             vec![matched.clone(), group.clone()],
@@ -125,7 +127,9 @@ proptest! {
             vec![by_count.clone()],
             vec![matched.clone(), by_count.clone()],
             vec![sorted.clone(), by_count.clone()],
-            vec![matched, sorted, by_count],
+            vec![matched.clone(), sorted.clone(), by_count],
+            vec![sample.clone()],
+            vec![matched, sorted, sample],
         ] {
             let bytes = reply(&mut db, &stages);
             let mut decoded_stages = vec![doc! {"$skip": 0}];

@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use bson::Bson;
+use bson::{Bson, Document};
 
 use crate::aggregate::stage::blocking;
 use crate::aggregate::util::err;
 use crate::aggregate::{DocStream, ParseCtx, RunCtx, Stage};
+use crate::env::Env;
 use crate::error::Result;
 use crate::value::Number;
 
@@ -48,15 +49,28 @@ impl Stage for Sample {
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
         blocking(input, move |input| {
             let mut docs = input.collect::<Result<Vec<_>>>()?;
-            let n = docs.len();
-            let k = usize::try_from(self.size).unwrap_or(usize::MAX).min(n);
-            // Partial Fisher-Yates: the first k positions get a uniform random choice.
-            for i in 0..k {
-                let j = i + ((cx.env.random() * (n - i) as f64) as usize).min(n - i - 1);
-                docs.swap(i, j);
-            }
-            docs.truncate(k);
+            choose(&mut docs, self.size, cx.env);
             Ok(docs)
         })
     }
+
+    /// Chooses among a collection's stored documents by their bytes, with the same draws, and
+    /// decodes only those chosen.
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&'r [u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+        let mut chosen: Vec<&'r [u8]> = records.collect();
+        choose(&mut chosen, self.size, cx.env);
+        Some(chosen.into_iter().map(decode).collect())
+    }
+}
+
+/// Leaves `size` of `items` (all of them when there are fewer), chosen and ordered at random: a
+/// partial Fisher-Yates, the first positions each given a uniform choice among those left.
+fn choose<T>(items: &mut Vec<T>, size: u64, env: &Env) {
+    let n = items.len();
+    let k = usize::try_from(size).unwrap_or(usize::MAX).min(n);
+    for i in 0..k {
+        let j = i + ((env.random() * (n - i) as f64) as usize).min(n - i - 1);
+        items.swap(i, j);
+    }
+    items.truncate(k);
 }
