@@ -20,6 +20,7 @@ mod invariants;
 mod keystring;
 mod props;
 mod query;
+mod raw_distinct;
 mod raw_group;
 mod raw_insert;
 mod raw_match;

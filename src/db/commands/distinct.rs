@@ -1,7 +1,7 @@
 //! `distinct`: `{ distinct: "c", key, query }` -> `{ values }`. Array values count element by
 //! element; the values come back in BSON order, as the server's set of values returns them.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use bson::{doc, Bson, Document};
 
@@ -9,6 +9,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::value;
 
 use super::super::args::{self, Fields};
+use super::super::collection::Record;
 use super::super::exec::{self, Filter};
 use super::super::Database;
 use super::Ctx;
@@ -43,9 +44,12 @@ pub(crate) fn distinct(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> 
     }
     let Some(c) = db.collection(&ctx.db, coll) else { return Ok(Vec::new()) };
     let found = exec::matching(c, &filter, &ctx.env, None)?;
-    // Decoded one at a time as the values are collected.
+    // Of each document, only the key's top-level field is decoded, one document at a time as
+    // the values are collected.
+    let top = key.split('.').next().unwrap_or_default();
+    let keep = |name: &str| name == top;
     let mut failed = None;
-    let docs = found.iter().filter_map(|(rid, _)| c.get(*rid)).map_while(|r| r.doc().map_err(|e| failed = Some(e)).ok());
+    let docs = found.iter().filter_map(|(rid, _)| c.get(*rid)).map_while(|r| Record::decode_of(r.bytes(), Some(&keep)).map_err(|e| failed = Some(e)).ok());
     let values = distinct_values(docs, &key);
     match failed {
         Some(e) => Err(e),
@@ -55,7 +59,8 @@ pub(crate) fn distinct(db: &Database, ctx: &Ctx, coll: &str, cmd: &Document) -> 
 
 /// The distinct values of `key` in `docs`, in BSON order (the first of equal values kept).
 fn distinct_values<D: std::borrow::Borrow<Document>>(docs: impl Iterator<Item = D>, key: &str) -> Vec<Bson> {
-    let mut set: BTreeMap<SortKey, Bson> = BTreeMap::new();
+    // An equal value already in the set stays (the first met).
+    let mut set: BTreeSet<SortKey> = BTreeSet::new();
     let parts: Vec<&str> = key.split('.').collect();
     for doc in docs {
         let doc = doc.borrow();
@@ -64,10 +69,10 @@ fn distinct_values<D: std::borrow::Borrow<Document>>(docs: impl Iterator<Item = 
             collect(v, &parts[1..], &mut vals);
         }
         for v in vals {
-            set.entry(SortKey(v.clone())).or_insert(v);
+            set.insert(SortKey(v));
         }
     }
-    set.into_values().collect()
+    set.into_iter().map(|k| k.0).collect()
 }
 
 /// The values a dotted path reaches, with arrays traversed: an array at the end contributes its
