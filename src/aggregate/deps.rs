@@ -2,7 +2,8 @@
 //! answer is safe to know from their specification alone (the server's dependency analysis,
 //! `DepsTracker`, narrowed to what is simple to get right): stages that read only the fields
 //! they name (`$match`, `$sort`, `$skip`, `$limit`, `$lookup`, `$unwind`, `$addFields`/`$set`,
-//! `$project`, `$unset`) up to a `$group`, which builds new documents from the fields it names.
+//! `$project`, `$unset`) up to a `$group`, which builds new documents from the fields it names,
+//! or a stage that is a `$group` and more (`$count`, `$sortByCount`, `$bucket`, `$bucketAuto`).
 //! The collection then decodes only those fields of each stored document: a field no stage
 //! names reaches the `$group` unread, whatever the stages before it pass on.
 //!
@@ -25,8 +26,8 @@ use bson::Bson;
 /// Operators that read fields not named by a `"$path"` or a field name.
 const OPAQUE: &[&str] = &["$getField", "$setField", "$unsetField", "$function", "$accumulator", "$where", "$jsonSchema"];
 
-/// The top-level fields `stages` read before and in their first `$group`, or `None` when the
-/// whole document may be read.
+/// The top-level fields `stages` read before and in their first `$group` (or stage that is one),
+/// or `None` when the whole document may be read.
 pub fn group_input_fields(stages: &[Bson]) -> Option<Vec<String>> {
     let mut fields = Vec::new();
     read_paths(stages, &mut |path| {
@@ -67,7 +68,8 @@ pub fn joined_fields_read(spec: &Bson, later: &[Bson]) -> Option<Vec<String>> {
     Some(fields)
 }
 
-/// Hands `path` every field path `stages` read (or name) before and in their first `$group`;
+/// Hands `path` every field path `stages` read (or name) before and in their first `$group` (or
+/// stage that is one);
 /// `None` when `path` does, or when the stages may read fields no path names or do not end in a
 /// `$group` (see the module documentation).
 fn read_paths(stages: &[Bson], path: &mut dyn FnMut(&str) -> Option<()>) -> Option<()> {
@@ -101,6 +103,26 @@ fn read_paths(stages: &[Bson], path: &mut dyn FnMut(&str) -> Option<()>) -> Opti
                 let Bson::Document(g) = spec else { return None };
                 for (_, v) in g {
                     collect(v, path)?;
+                }
+                return Some(());
+            }
+            // The stages that are a `$group` (and more) end the walk as it does: `$count` reads
+            // no field, `$sortByCount` its expression.
+            "$count" => return Some(()),
+            "$sortByCount" => return collect(spec, path),
+            "$bucket" | "$bucketAuto" => {
+                // `groupBy` and the accumulators of `output` (whose keys name outputs); the
+                // other options are constants.
+                let Bson::Document(b) = spec else { return None };
+                for (k, v) in b {
+                    match (k.as_str(), v) {
+                        ("output", Bson::Document(out)) => {
+                            for (_, acc) in out {
+                                collect(acc, path)?;
+                            }
+                        }
+                        _ => collect(v, path)?,
+                    }
                 }
                 return Some(());
             }
@@ -177,6 +199,14 @@ mod tests {
             doc! {"$group": {"_id": "$s.site"}},
         ]);
         assert_eq!(f, None, "a sub-pipeline's variables are not followed");
+        // the stages that are a `$group`: their outputs' names are not fields read
+        assert_eq!(fields(vec![doc! {"$unwind": "$tags"}, doc! {"$count": "tags"}]), Some(vec!["tags".to_string()]));
+        assert_eq!(fields(vec![doc! {"$sortByCount": {"$toLower": "$s.name"}}]), Some(vec!["s".to_string()]));
+        let f = fields(vec![doc! {"$bucket": {"groupBy": "$v", "boundaries": [0, 5], "default": "other", "output": {"n": {"$sum": 1}, "w": {"$max": "$w"}}}}]);
+        assert_eq!(f, Some(["v", "w"].map(String::from).to_vec()));
+        let f = fields(vec![doc! {"$bucketAuto": {"groupBy": "$v", "buckets": 3, "output": {"top": {"$push": "$o.p"}}}}]);
+        assert_eq!(f, Some(["v", "o"].map(String::from).to_vec()));
+        assert_eq!(fields(vec![doc! {"$sortByCount": "$$ROOT"}]), None);
     }
 
     fn joined(spec: bson::Document, later: Vec<bson::Document>) -> Option<Vec<String>> {

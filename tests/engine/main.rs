@@ -21,6 +21,7 @@ mod keystring;
 mod props;
 mod query;
 mod raw_distinct;
+mod raw_fields;
 mod raw_group;
 mod raw_insert;
 mod raw_match;
