@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use bson::{doc, Bson, Document};
 
 use crate::db::Collection;
+use crate::value::raw::Elements;
 
 pub const DEFAULT_ARRAY_LENGTH: usize = 1000;
 pub const DEFAULT_DOCUMENT_BYTES: usize = 8 * 1024 * 1024;
@@ -125,43 +126,58 @@ struct ArrayStats {
     examples: Vec<Bson>,
 }
 
-fn walk_arrays(prefix: &str, d: &Document, id: &Bson, t: &Thresholds, stats: &mut BTreeMap<String, ArrayStats>, seen: &mut Vec<String>) {
-    for (k, v) in d {
-        let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
-        match v {
-            Bson::Document(sub) => walk_arrays(&path, sub, id, t, stats, seen),
-            Bson::Array(items) => {
-                let s = stats.entry(path.clone()).or_insert(ArrayStats { max: 0, max_id: None, over: 0, examples: Vec::new() });
-                if s.max_id.is_none() || items.len() > s.max {
-                    s.max = items.len();
-                    s.max_id = Some(id.clone());
-                }
-                if items.len() >= t.array_length && !seen.contains(&path) {
-                    seen.push(path.clone());
-                    s.over += 1;
-                    if s.examples.len() < MAX_EVIDENCE {
-                        s.examples.push(id.clone());
-                    }
-                }
-                for item in items {
-                    if let Bson::Document(sub) = item {
-                        walk_arrays(&path, sub, id, t, stats, seen);
-                    }
+/// Walks the arrays in a stored document's bytes `d` (`path`: the dotted path so far, put back as
+/// it was on return). A stored document holds no field name twice, so the bytes hold what its
+/// decoded form does; nothing is decoded but the `_id` of a document that gives evidence (`id`).
+fn walk_arrays(path: &mut String, d: &[u8], id: &dyn Fn() -> Bson, t: &Thresholds, stats: &mut BTreeMap<String, ArrayStats>, seen: &mut Vec<String>) {
+    // Stored documents always read (the engine wrote them): a walk stops where bytes do not.
+    for el in Elements::new(d).map_while(|el| el) {
+        if el.kind != 0x03 && el.kind != 0x04 {
+            continue;
+        }
+        let (Ok(name), Some(value)) = (std::str::from_utf8(el.name), d.get(el.value..el.end)) else { return };
+        let at = path.len();
+        if at > 0 {
+            path.push('.');
+        }
+        path.push_str(name);
+        if el.kind == 0x03 {
+            walk_arrays(path, value, id, t, stats, seen);
+        } else {
+            let len = Elements::new(value).map_while(|el| el).count();
+            let s = match stats.get_mut(path.as_str()) {
+                Some(s) => s,
+                None => stats.entry(path.clone()).or_insert(ArrayStats { max: 0, max_id: None, over: 0, examples: Vec::new() }),
+            };
+            if s.max_id.is_none() || len > s.max {
+                s.max = len;
+                s.max_id = Some(id());
+            }
+            if len >= t.array_length && !seen.iter().any(|p| p == path) {
+                seen.push(path.clone());
+                s.over += 1;
+                if s.examples.len() < MAX_EVIDENCE {
+                    s.examples.push(id());
                 }
             }
-            _ => {}
+            for item in Elements::new(value).map_while(|el| el) {
+                if let (0x03, Some(sub)) = (item.kind, value.get(item.value..item.end)) {
+                    walk_arrays(path, sub, id, t, stats, seen);
+                }
+            }
         }
+        path.truncate(at);
     }
 }
 
 fn large_arrays(c: &Collection, t: &Thresholds, out: &mut Vec<Document>) {
     let mut stats: BTreeMap<String, ArrayStats> = BTreeMap::new();
     let mut seen = Vec::new();
-    // Stored documents always decode (the engine wrote them).
-    for doc in c.iter().filter_map(|(_, rec)| rec.doc().ok()) {
-        let id = doc.get("_id").cloned().unwrap_or(Bson::Null);
+    let mut path = String::new();
+    // Stored documents always read (the engine wrote them).
+    for (_, rec) in c.iter() {
         seen.clear();
-        walk_arrays("", &doc, &id, t, &mut stats, &mut seen);
+        walk_arrays(&mut path, rec.bytes(), &|| rec.id(), t, &mut stats, &mut seen);
     }
     for (path, s) in stats {
         if s.over == 0 {
@@ -199,8 +215,7 @@ fn bloated_documents(c: &Collection, t: &Thresholds, out: &mut Vec<Document>) {
     let (mut heavy_limit, mut heavy_median) = (FieldBytes::default(), FieldBytes::default());
     for (_, rec) in c.iter() {
         let size = rec.size();
-        let id = rec.id();
-        let entry = || Bson::Document(doc! {"_id": id.clone(), "bytes": number(size as u64)});
+        let entry = || Bson::Document(doc! {"_id": rec.id(), "bytes": number(size as u64)});
         if size >= t.document_bytes {
             n_limit += 1;
             heavy_limit.add(rec);

@@ -59,6 +59,33 @@ fn large_arrays_and_bloated_documents() {
     assert!(f.get_str("message").unwrap().contains("near the 16 MiB document limit"), "{f}");
 }
 
+/// Array paths through embedded documents and through arrays of documents; an array's own
+/// array elements are not paths of their own; the longest array's document, evidence in order.
+#[test]
+fn array_paths_at_every_depth() {
+    let mut db = new_db();
+    ok(&mut db, doc! {"insert": "nested", "documents": [
+        {"_id": 1, "meta": {"tags": [1, 2, 3], "n": 1}, "grid": [[1, 2], [3]], "list": [{"inner": {"deep": [1]}}, 5]},
+        {"_id": "two", "meta": {"tags": [1, 2, 3, 4]}, "list": [{"inner": {"deep": [1, 2]}}, {"inner": {"deep": []}}]},
+        {"meta": {"tags": []}},
+    ]});
+    let r = ok(&mut db, doc! {"ppAdvise": "nested", "arrayLength": 2});
+    let arrays: Vec<Document> = findings(&r).iter().filter(|f| f.get_str("kind").unwrap() == "largeArray").map(|f| f.get_document("evidence").unwrap().clone()).collect();
+    let summary: Vec<(String, i32, Bson, i32, Vec<Bson>)> = arrays
+        .iter()
+        .map(|e| (e.get_str("path").unwrap().to_string(), e.get_i32("maxLength").unwrap(), e.get("maxLengthId").unwrap().clone(), e.get_i32("documents").unwrap(), e.get_array("ids").unwrap().clone()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("grid".to_string(), 2, Bson::Int32(1), 1, vec![Bson::Int32(1)]),
+            ("list".to_string(), 2, Bson::Int32(1), 2, vec![Bson::Int32(1), Bson::String("two".into())]),
+            ("list.inner.deep".to_string(), 2, Bson::String("two".into()), 1, vec![Bson::String("two".into())]),
+            ("meta.tags".to_string(), 4, Bson::String("two".into()), 2, vec![Bson::Int32(1), Bson::String("two".into())]),
+        ]
+    );
+}
+
 #[test]
 fn redundant_unused_indexes_and_case_insensitive_regexes() {
     let mut db = new_db();
