@@ -728,42 +728,64 @@ impl Index {
         Ok(())
     }
 
-    /// Checks the recorded keys against the documents (`validate`): every key a document has
+    /// Checks the recorded keys against stored documents (`validate`): every key a document has
     /// is recorded for its record, and every recorded key belongs to a document that has it; a
-    /// unique index holds each key once.
-    pub fn check<D: std::borrow::Borrow<Document>>(&self, records: impl Iterator<Item = (u64, D)>) -> IndexCheck {
-        let mut expected: std::collections::HashSet<(Vec<u8>, u64)> = std::collections::HashSet::new();
+    /// unique index holds each key once. Each document's keys are read as
+    /// [`Index::bulk_load_stored`] reads them (from the bytes where they can be, else from the
+    /// document `decode` gives: one that does not decode has no keys to expect), sorted, and
+    /// walked beside the recorded keys, in one pass each.
+    pub fn check_stored<'r>(&self, records: impl Iterator<Item = (u64, &'r bson::RawDocument)>, decode: impl Fn(&bson::RawDocument) -> Result<Document>) -> IndexCheck {
         let mut out = IndexCheck::default();
-        for (rid, doc) in records {
-            match self.keys_of(doc.borrow()) {
-                Ok(Some(keys)) => {
-                    for k in keys {
-                        expected.insert((self.index_key(&k), rid));
+        let mut arena: Vec<u8> = Vec::new();
+        let mut spans: Vec<(usize, usize, u64)> = Vec::new();
+        for (rid, raw) in records {
+            let start = arena.len();
+            match self.raw_key_into(raw, &mut arena) {
+                Some(true) => spans.push((start, arena.len(), rid)),
+                Some(false) => {}
+                None => {
+                    arena.truncate(start);
+                    let Ok(doc) = decode(raw) else { continue };
+                    match self.keys_of(&doc) {
+                        Ok(Some(keys)) => {
+                            for k in keys {
+                                let at = arena.len();
+                                arena.extend_from_slice(&self.index_key(&k));
+                                spans.push((at, arena.len(), rid));
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(_) => out.unindexable += 1,
                     }
                 }
-                Ok(None) => {}
-                Err(_) => out.unindexable += 1,
             }
         }
+        // Both in (key, record id) order, each pair once.
+        let expected = sorted_pairs(spans.iter().map(|&(s, e, rid)| (&arena[s..e], rid)));
+        let mut next = expected.iter().peekable();
         let mut last: Option<Vec<u8>> = None;
         self.entries.for_each(|key, rid| {
             if self.unique && last.as_deref() == Some(key) {
                 out.duplicates += 1;
             }
             out.keys += 1;
-            let bytes = key.to_vec();
-            if !expected.remove(&(bytes.clone(), rid)) {
+            while next.next_if(|&&(k, r)| (k, r) < (key, rid)).is_some() {
+                out.missing += 1;
+            }
+            if next.next_if(|&&(k, r)| (k, r) == (key, rid)).is_none() {
                 out.extra += 1;
             }
-            last = Some(bytes);
+            let held = last.get_or_insert_with(Vec::new);
+            held.clear();
+            held.extend_from_slice(key);
             true
         });
-        out.missing = expected.len();
+        out.missing += next.count();
         out
     }
 }
 
-/// What [`Index::check`] found.
+/// What [`Index::check_stored`] found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct IndexCheck {
     /// The keys recorded.
@@ -1057,6 +1079,41 @@ pub(crate) fn sorted_pairs<'a>(pairs: impl Iterator<Item = (&'a [u8], u64)>) -> 
 mod tests {
     use super::*;
 
+    /// [`Index::check_stored`] of documents given decoded (encoded here, as they are stored).
+    fn check<'d>(ix: &Index, docs: impl Iterator<Item = (u64, &'d Document)>) -> IndexCheck {
+        let stored: Vec<(u64, Vec<u8>)> = docs.map(|(rid, d)| (rid, d.to_vec().unwrap())).collect();
+        ix.check_stored(stored.iter().map(|(rid, b)| (*rid, bson::RawDocument::from_bytes(b).unwrap())), |raw| crate::value::raw::decode(raw).map_err(|e| Error::bad_value(e.to_string())))
+    }
+
+    /// `check_stored` against documents that differ from what was recorded: a changed key is one
+    /// missing and one extra, a record the index lacks is missing, one the documents lack extra;
+    /// an array's keys come from the decoded document; a unique index's repeated key and parallel
+    /// arrays are counted.
+    #[test]
+    fn check_stored_counts_what_differs() {
+        let check_docs = |ix: &Index, docs: &[(u64, Document)]| check(ix, docs.iter().map(|(rid, d)| (*rid, d)));
+        let mut ix = Index::from_spec(&doc! {"key": {"g": 1}, "name": "g_1"}).unwrap();
+        let docs: Vec<(u64, Document)> = vec![(1, doc! {"g": 1}), (2, doc! {"g": [2, 3, 2]}), (3, doc! {"g": 3}), (5, doc! {"x": 1})];
+        for (rid, d) in &docs {
+            ix.add(d, *rid);
+        }
+        let same = check_docs(&ix, &docs);
+        assert_eq!(same, IndexCheck { keys: 5, ..IndexCheck::default() });
+        assert!(same.valid());
+        let mut changed = docs.clone();
+        changed[2].1 = doc! {"g": 4};
+        changed[1].1 = doc! {"g": [2, 9]};
+        changed.pop();
+        changed.push((6, doc! {"g": 0}));
+        assert_eq!(check_docs(&ix, &changed), IndexCheck { keys: 5, missing: 3, extra: 3, ..IndexCheck::default() });
+        let mut unique = Index::from_spec(&doc! {"key": {"g": 1}, "name": "g_1", "unique": true}).unwrap();
+        unique.add(&doc! {"g": 7}, 1);
+        unique.add(&doc! {"g": 7}, 2);
+        assert_eq!(check_docs(&unique, &[(1, doc! {"g": 7}), (2, doc! {"g": 7})]), IndexCheck { keys: 2, duplicates: 1, ..IndexCheck::default() });
+        let compound = Index::from_spec(&doc! {"key": {"a": 1, "b": 1}, "name": "a_1_b_1"}).unwrap();
+        assert_eq!(check_docs(&compound, &[(1, doc! {"a": [1, 2], "b": [3, 4]})]), IndexCheck { unindexable: 1, ..IndexCheck::default() });
+    }
+
     /// A key many records share keeps them ascending (one entry each, removal O(log n)),
     /// through adds, removals and a bulk load, without losing any.
     #[test]
@@ -1084,11 +1141,11 @@ mod tests {
         assert_eq!(rids(&ix, 0), vec![2, 4, 6, 8, 10]);
         assert_eq!(rids(&ix, 1), vec![1, 3, 5, 7, 9]);
         assert_eq!(ix.key_count(), 10);
-        assert!(ix.check(docs.iter().filter(|(rid, _)| *rid <= 10).map(|(rid, d)| (*rid, d))).valid());
+        assert!(check(&ix, docs.iter().filter(|(rid, _)| *rid <= 10).map(|(rid, d)| (*rid, d))).valid());
         let mut bulk = Index::from_spec(&doc! {"key": {"g": 1}, "name": "g_1"}).unwrap();
         bulk.bulk_load("test.c", docs.iter().map(|(rid, d)| Ok((*rid, d)))).unwrap();
         assert_eq!(rids(&bulk, 1), (0..100).map(|i| i * 2 + 1).collect::<Vec<_>>());
-        assert!(bulk.check(docs.iter().map(|(rid, d)| (*rid, d))).valid());
+        assert!(check(&bulk, docs.iter().map(|(rid, d)| (*rid, d))).valid());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::value;
 
 use super::super::args::{self, Fields};
 use super::super::validate::MAX_USER_SIZE;
+use super::super::collection::Record;
 use super::super::Database;
 use super::{number, Ctx};
 
@@ -29,13 +30,14 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let mut errors: Vec<Bson> = Vec::new();
     let mut invalid = 0i64;
     for (rid, rec) in c.iter() {
-        // A stored document that does not decode is invalid (the engine never writes one).
-        let Ok(doc) = rec.doc() else {
+        // A stored document that does not read is invalid (the engine never writes one). Bytes in
+        // the form that encoding the decoded document gives back are that document's size; others
+        // are decoded and measured.
+        let Some(size) = stored_size(rec) else {
             invalid += 1;
             continue;
         };
-        let size = value::bson_size(&doc);
-        let id_found = c.is_timeseries() || !c.has_id_index() || doc.get("_id").and_then(|id| c.rid_by_id(id)) == Some(rid);
+        let id_found = c.is_timeseries() || !c.has_id_index() || stored_id(rec).and_then(|id| c.rid_by_id(&id)) == Some(rid);
         if size > MAX_USER_SIZE || size != rec.size() || !id_found {
             invalid += 1;
         }
@@ -46,7 +48,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
     let mut keys_per_index = Document::new();
     let mut index_details = Document::new();
     for ix in &c.indexes {
-        let check = ix.check(c.iter().filter_map(|(rid, rec)| rec.doc().ok().map(|d| (rid, d))));
+        let check = ix.check_stored(c.iter().filter_map(|(rid, rec)| rec.raw().ok().map(|raw| (rid, raw))), |raw| Record::decode_of(raw.as_bytes(), None));
         keys_per_index.insert(ix.name.clone(), number(check.keys as i64));
         let mut detail = doc! {"valid": check.valid()};
         if !check.valid() {
@@ -86,4 +88,21 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
         "missingIndexEntries": Vec::<Bson>::new(),
         "corruptRecords": Vec::<Bson>::new(),
     })
+}
+
+/// The size of the document a record's bytes decode to, without decoding it when the bytes are
+/// already in encoding's form (`value::raw::check_stored_form`); `None` when they do not read.
+fn stored_size(rec: &Record) -> Option<usize> {
+    let raw = rec.raw().ok()?;
+    match value::raw::check_stored_form(raw, usize::MAX) {
+        Ok(form) if form.same => Some(rec.size()),
+        Ok(_) => rec.doc().ok().map(|doc| value::bson_size(&doc)),
+        Err(_) => None,
+    }
+}
+
+/// A record's `_id`, read from its bytes (`None` when it has none).
+fn stored_id(rec: &Record) -> Option<Bson> {
+    let raw = rec.raw().ok()?;
+    value::raw::get(raw, "_id").ok().flatten().and_then(|v| Bson::try_from(v).ok())
 }
