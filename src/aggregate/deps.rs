@@ -3,7 +3,8 @@
 //! `DepsTracker`, narrowed to what is simple to get right): stages that read only the fields
 //! they name (`$match`, `$sort`, `$skip`, `$limit`, `$lookup`, `$unwind`, `$addFields`/`$set`,
 //! `$project`, `$unset`) up to a `$group`, which builds new documents from the fields it names,
-//! or a stage that is a `$group` and more (`$count`, `$sortByCount`, `$bucket`, `$bucketAuto`).
+//! or a stage that is a `$group` and more (`$count`, `$sortByCount`, `$bucket`, `$bucketAuto`),
+//! or a `$facet` whose every sub-pipeline is such a pipeline.
 //! The collection then decodes only those fields of each stored document: a field no stage
 //! names reaches the `$group` unread, whatever the stages before it pass on.
 //!
@@ -109,6 +110,15 @@ fn read_paths(stages: &[Bson], path: &mut dyn FnMut(&str) -> Option<()>) -> Opti
             // The stages that are a `$group` (and more) end the walk as it does: `$count` reads
             // no field, `$sortByCount` its expression.
             "$count" => return Some(()),
+            // Each sub-pipeline reads the same input: all must end in a stage that is a `$group`.
+            "$facet" => {
+                let Bson::Document(f) = spec else { return None };
+                for (_, sub) in f {
+                    let Bson::Array(sub) = sub else { return None };
+                    read_paths(sub, path)?;
+                }
+                return Some(());
+            }
             "$sortByCount" => return collect(spec, path),
             "$bucket" | "$bucketAuto" => {
                 // `groupBy` and the accumulators of `output` (whose keys name outputs); the
@@ -207,6 +217,10 @@ mod tests {
         let f = fields(vec![doc! {"$bucketAuto": {"groupBy": "$v", "buckets": 3, "output": {"top": {"$push": "$o.p"}}}}]);
         assert_eq!(f, Some(["v", "o"].map(String::from).to_vec()));
         assert_eq!(fields(vec![doc! {"$sortByCount": "$$ROOT"}]), None);
+        // a `$facet` whose sub-pipelines all end in one; else its documents may be read whole
+        let f = fields(vec![doc! {"$facet": {"n": [{"$count": "n"}], "by": [{"$unwind": "$t"}, {"$sortByCount": "$t"}]}}]);
+        assert_eq!(f, Some(vec!["t".to_string()]));
+        assert_eq!(fields(vec![doc! {"$facet": {"n": [{"$count": "n"}], "page": [{"$limit": 10}]}}]), None);
     }
 
     fn joined(spec: bson::Document, later: Vec<bson::Document>) -> Option<Vec<String>> {

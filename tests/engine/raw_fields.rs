@@ -1,8 +1,9 @@
 //! A pipeline that reads only some fields up to a `$group`, or a stage that is one (`$count`,
-//! `$sortByCount`, `$bucket`, `$bucketAuto`), gets only those top-level fields of each stored
-//! document decoded (`aggregate::deps`). It must answer exactly as over whole documents, which a
-//! leading `$replaceWith: "$$ROOT"` gives (a variable makes the analysis give up): the same
-//! documents in the same order, with the same types and field order, and the same errors.
+//! `$sortByCount`, `$bucket`, `$bucketAuto`, a `$facet` of such pipelines), gets only those
+//! top-level fields of each stored document decoded (`aggregate::deps`). It must answer exactly
+//! as over whole documents, which a leading `$replaceWith: "$$ROOT"` gives (a variable makes the
+//! analysis give up): the same documents in the same order, with the same types and field order,
+//! and the same errors.
 
 use bson::{doc, Bson, Document};
 use proptest::prelude::*;
@@ -23,11 +24,14 @@ fn pipeline() -> impl Strategy<Value = Vec<Document>> {
         doc! {"$project": {"a": 1, "c": 1}},
         doc! {"$set": {"c": "$b"}},
     ]);
-    let last = (path(), path(), 0usize..5).prop_map(|(p, q, which)| match which {
+    let last = (path(), path(), 0usize..7).prop_map(|(p, q, which)| match which {
         0 => doc! {"$count": "n"},
         1 => doc! {"$sortByCount": p},
         2 => doc! {"$bucket": {"groupBy": p, "boundaries": [-1, 0.5, 2], "default": "other", "output": {"n": {"$sum": 1}, "m": {"$max": q}}}},
         3 => doc! {"$bucketAuto": {"groupBy": p, "buckets": 2, "output": {"all": {"$push": q}}}},
+        // sub-pipelines that all end in one, and one that does not (whole documents then)
+        4 => doc! {"$facet": {"n": [{"$count": "n"}], "by": [{"$sortByCount": p}], "s": [{"$unwind": q}, {"$group": {"_id": null, "v": {"$push": q}}}]}},
+        5 => doc! {"$facet": {"by": [{"$sortByCount": p}], "first": [{"$limit": 2}]}},
         _ => doc! {"$group": {"_id": p, "s": {"$sum": q}, "f": {"$first": q}}},
     });
     (before, last).prop_map(|(b, l)| if b.is_empty() { vec![l] } else { vec![b, l] })
