@@ -219,7 +219,7 @@ impl Pipeline {
     pub fn run_on_records<'a>(
         &self,
         mut records: impl Iterator<Item = &'a [u8]> + 'a,
-        decode: impl Fn(&'a [u8]) -> Result<Document> + 'a,
+        decode: impl Fn(&[u8]) -> Result<Document> + 'a,
         done: usize,
         catalog: &dyn Catalog,
         env: &Env,

@@ -42,7 +42,7 @@ pub(crate) trait Stage: fmt::Debug + Send + Sync {
     /// read what it needs from them (`$group` of field paths: see `stages/group.rs`); `decode`
     /// gives a record's document as the stage would have received it. `None` (without reading
     /// `records`) when it needs the decoded documents.
-    fn run_records<'r>(&self, _records: &mut dyn Iterator<Item = &'r [u8]>, _decode: &dyn Fn(&'r [u8]) -> Result<Document>, _cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+    fn run_records<'r>(&self, _records: &mut dyn Iterator<Item = &'r [u8]>, _decode: &dyn Fn(&[u8]) -> Result<Document>, _cx: &RunCtx) -> Option<Result<Vec<Document>>> {
         None
     }
 

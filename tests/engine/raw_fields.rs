@@ -3,7 +3,9 @@
 //! top-level fields of each stored document decoded (`aggregate::deps`). It must answer exactly
 //! as over whole documents, which a leading `$replaceWith: "$$ROOT"` gives (a variable makes the
 //! analysis give up): the same documents in the same order, with the same types and field order,
-//! and the same errors.
+//! and the same errors. A `$facet` first in the pipeline hands each sub-pipeline the stored
+//! documents themselves (each read as a whole pipeline reads them), and must answer as one over
+//! decoded documents.
 
 use bson::{doc, Bson, Document};
 use proptest::prelude::*;

@@ -58,7 +58,7 @@ impl Stage for Count {
 
     /// Counts a collection's stored documents as they come, none decoded (a stored document
     /// always reads, so decoding it could not fail).
-    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, _decode: &dyn Fn(&'r [u8]) -> Result<Document>, _cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, _decode: &dyn Fn(&[u8]) -> Result<Document>, _cx: &RunCtx) -> Option<Result<Vec<Document>>> {
         Some(Ok(self.output(records.count() as u64)))
     }
 }

@@ -58,15 +58,30 @@ impl Stage for Facet {
 
     fn run<'a>(&'a self, input: DocStream<'a>, cx: &'a RunCtx<'a>) -> DocStream<'a> {
         blocking(input, move |input| {
-            let mut docs: Option<Vec<Document>> = Some(input.collect::<Result<Vec<_>>>()?);
+            // Each sub-pipeline reads the input documents borrowed (copying only what it hands on).
+            let docs = input.collect::<Result<Vec<_>>>()?;
             let mut out = Document::new();
-            let last = self.facets.len().saturating_sub(1);
-            for (i, (name, p)) in self.facets.iter().enumerate() {
-                let own = if i == last { docs.take().unwrap_or_default() } else { docs.clone().unwrap_or_default() };
-                let res = p.run_docs(own, cx)?;
+            for (name, p) in &self.facets {
+                let res = p.run_borrowed(&docs, cx)?;
                 out.insert(name.clone(), Bson::Array(res.into_iter().map(Bson::Document).collect()));
             }
             Ok(vec![out])
         })
+    }
+
+    /// Over a collection's stored documents: each sub-pipeline reads the records as a whole
+    /// pipeline does (its first stage from the bytes when it can, else each document decoded as
+    /// it is pulled), so the input is never held decoded.
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&[u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+        let records: Vec<&'r [u8]> = records.collect();
+        let mut out = Document::new();
+        for (name, p) in &self.facets {
+            let res = match p.run_on_records(records.iter().map(|r| &**r), decode, 0, cx.catalog, cx.env) {
+                Ok(res) => res.docs,
+                Err(e) => return Some(Err(e)),
+            };
+            out.insert(name.clone(), Bson::Array(res.into_iter().map(Bson::Document).collect()));
+        }
+        Some(Ok(vec![out]))
     }
 }

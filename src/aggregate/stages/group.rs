@@ -184,7 +184,7 @@ impl Stage for Group {
         Some(Groups::by_arg(&self.stmts, input.iter().map(|d| Ok(*d)), &self.id, cx.env).and_then(Groups::finish))
     }
 
-    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&'r [u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&[u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
         // The top-level fields the key and the arguments read, found in one walk per document.
         let mut tops = Vec::new();
         let id = FromBytes::of(self.id.expr(), &mut tops)?;
@@ -216,7 +216,7 @@ impl Group {
         args: &[Option<FromBytes<'s>>],
         tops: &[String],
         records: &mut dyn Iterator<Item = &'r [u8]>,
-        decode: &dyn Fn(&'r [u8]) -> Result<Document>,
+        decode: &dyn Fn(&[u8]) -> Result<Document>,
         env: &Env,
     ) -> Result<Vec<Document>> {
         let mut g = Groups::new(&self.stmts);

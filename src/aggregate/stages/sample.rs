@@ -56,7 +56,7 @@ impl Stage for Sample {
 
     /// Chooses among a collection's stored documents by their bytes, with the same draws, and
     /// decodes only those chosen.
-    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&'r [u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&[u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
         let mut chosen: Vec<&'r [u8]> = records.collect();
         choose(&mut chosen, self.size, cx.env);
         Some(chosen.into_iter().map(decode).collect())

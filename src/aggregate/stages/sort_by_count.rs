@@ -49,7 +49,7 @@ impl Stage for SortByCount {
         blocking(self.group.run(input, cx), |groups| sorted(groups.collect()))
     }
 
-    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&'r [u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
+    fn run_records<'r>(&self, records: &mut dyn Iterator<Item = &'r [u8]>, decode: &dyn Fn(&[u8]) -> Result<Document>, cx: &RunCtx) -> Option<Result<Vec<Document>>> {
         self.group.run_records(records, decode, cx).map(sorted)
     }
 }
