@@ -75,18 +75,32 @@ measure('$lookup + $group', () => {
   ]).toArray();
 });
 print('joined ' + joined.length + ' ' + joined[0].n);
+let counted;
+measure('$unwind + $sortByCount', () => { counted = db.r.aggregate([{ $unwind: '$tags' }, { $sortByCount: '$tags' }]).toArray(); });
+print('counted ' + counted.length + ' ' + counted[0].count);
+let faceted;
+measure('$facet ($count, $sortByCount)', () => {
+  faceted = db.r.aggregate([{ $facet: { n: [{ $count: 'n' }], by: [{ $sortByCount: '$sensor' }] } }]).toArray();
+});
+print('faceted ' + faceted[0].n[0].n + ' ' + faceted[0].by.length);
+if (ours) {
+  // (the mingo adapter has no distinct)
+  let values;
+  measure("distinct('sensor')", () => { values = db.r.distinct('sensor'); });
+  print('ours: distinct ' + values.length);
+}
 let updated;
 measure('updateMany({}, {$inc, $push})', () => { updated = db.r.updateMany({}, { $inc: { v: 1 }, $push: { tags: 'x' } }); });
 print('updated ' + updated.modifiedCount);
 let deleted;
 measure('deleteMany (half)', () => { deleted = db.r.deleteMany({ v: { $lt: 51 } }); });
 print('deleted ' + deleted.deletedCount);
-if (typeof upserts !== 'undefined' && upserts) {
+if (ours) {
   const ops = new Array(N);
   for (let i = 0; i < N; i++) ops[i] = { updateOne: { filter: { _id: i }, update: { $set: { w: 1 } }, upsert: true } };
   let up;
   measure('bulkWrite upserts (update cmd)', () => { up = db.u.bulkWrite(ops); });
-  print('upserted ' + up.upsertedCount);
+  print('ours: upserted ' + up.upsertedCount);
 }
 `;
 }
@@ -233,7 +247,7 @@ function oursAt(n) {
   const times = new Map();
   const spans = new Map();
   context.measure = cpuMeasure(times, spans);
-  context.upserts = true;
+  context.ours = true;
   // What the found documents cost to make without our decoder, timed as the rows are: V8's own
   // JSON.parse making the same objects from their JSON text (the date, `t`, as its milliseconds),
   // then the least the shell's values need besides: each date made a Date, each document and
@@ -274,7 +288,7 @@ async function runMingo(n, insertOnly) {
   const times = new Map();
   const measure = cpuMeasure(times);
   const print = (...args) => printed.push(args.map(String).join(' '));
-  const fn = new Function('db', 'print', 'measure', 'upserts', script(n, insertOnly));
+  const fn = new Function('db', 'print', 'measure', 'ours', script(n, insertOnly));
   fn(createMingoDb(), print, measure, false);
   return { times, output: printed.join('\n') };
 }
@@ -348,7 +362,8 @@ async function main(argv) {
       continue;
     }
     mingo.push(best(b));
-    const strip = (s) => s.split('\n').filter((l) => !l.startsWith('upserted')).join('\n');
+    // the lines of the rows only ours runs
+    const strip = (s) => s.split('\n').filter((l) => !l.startsWith('ours: ')).join('\n');
     if (strip(a[0].output) !== strip(b[0].output)) process.stderr.write(`scale ${n}: results differ\n  ours:  ${a[0].output}\n  mingo: ${b[0].output}\n`);
   }
   const ops = [...ours[0].keys()];
