@@ -704,28 +704,45 @@ impl Index {
         let mut spans: Vec<(usize, usize, u64)> = Vec::new();
         for item in records {
             let (rid, raw) = item?;
-            let start = arena.len();
-            match self.raw_key_into(raw, &mut arena) {
-                Some(true) => spans.push((start, arena.len(), rid)),
-                Some(false) => {}
-                None => {
-                    arena.truncate(start);
-                    let doc = decode(raw)?;
-                    if let Some((keys, paths)) = self.keys_with_multikey(&doc)? {
-                        self.note_multikey_paths(paths);
-                        for k in keys {
-                            let at = arena.len();
-                            arena.extend_from_slice(&self.index_key(&k));
-                            spans.push((at, arena.len(), rid));
-                        }
-                    }
-                }
-            }
+            let paths = self.stored_keys_into(rid, raw, || decode(raw).map(Some), &mut arena, &mut spans)?;
+            self.note_multikey_paths(paths);
         }
         // Equal keys in record id (natural) order: the records come in that order. A key an
         // array gives twice for one record is recorded once.
         self.entries = KeyTree::from_sorted(sorted_pairs(spans.iter().map(|&(s, e, rid)| (&arena[s..e], rid))));
         Ok(())
+    }
+
+    /// Appends the keys of stored document `raw` (record `rid`) to `arena`, each with its span
+    /// and record in `spans`: read from the bytes where they can be ([`Index::raw_key_into`]),
+    /// else made by the general key generator from the document `doc` gives (no keys when it
+    /// gives none). The array paths that generator met, for the index's multikey paths.
+    fn stored_keys_into(
+        &self,
+        rid: u64,
+        raw: &bson::RawDocument,
+        doc: impl FnOnce() -> Result<Option<Document>>,
+        arena: &mut Vec<u8>,
+        spans: &mut Vec<(usize, usize, u64)>,
+    ) -> Result<Vec<Vec<String>>> {
+        let start = arena.len();
+        match self.raw_key_into(raw, arena) {
+            Some(true) => spans.push((start, arena.len(), rid)),
+            Some(false) => {}
+            None => {
+                arena.truncate(start);
+                let Some(doc) = doc()? else { return Ok(Vec::new()) };
+                if let Some((keys, paths)) = self.keys_with_multikey(&doc)? {
+                    for k in keys {
+                        let at = arena.len();
+                        arena.extend_from_slice(&self.index_key(&k));
+                        spans.push((at, arena.len(), rid));
+                    }
+                    return Ok(paths);
+                }
+            }
+        }
+        Ok(Vec::new())
     }
 
     /// Checks the recorded keys against stored documents (`validate`): every key a document has
@@ -739,25 +756,8 @@ impl Index {
         let mut arena: Vec<u8> = Vec::new();
         let mut spans: Vec<(usize, usize, u64)> = Vec::new();
         for (rid, raw) in records {
-            let start = arena.len();
-            match self.raw_key_into(raw, &mut arena) {
-                Some(true) => spans.push((start, arena.len(), rid)),
-                Some(false) => {}
-                None => {
-                    arena.truncate(start);
-                    let Ok(doc) = decode(raw) else { continue };
-                    match self.keys_of(&doc) {
-                        Ok(Some(keys)) => {
-                            for k in keys {
-                                let at = arena.len();
-                                arena.extend_from_slice(&self.index_key(&k));
-                                spans.push((at, arena.len(), rid));
-                            }
-                        }
-                        Ok(None) => {}
-                        Err(_) => out.unindexable += 1,
-                    }
-                }
+            if self.stored_keys_into(rid, raw, || Ok(decode(raw).ok()), &mut arena, &mut spans).is_err() {
+                out.unindexable += 1;
             }
         }
         // Both in (key, record id) order, each pair once.
