@@ -1,7 +1,7 @@
 //! Generators of stored documents for the property tests that compare a path reading the
-//! stored bytes with the decoded path (`raw_sort.rs`, `raw_group.rs`): every BSON type, the
-//! numbers that compare equal across types, NaN and -0, strings with a NUL or non-ASCII text,
-//! arrays and embedded documents two levels deep.
+//! stored bytes with the decoded path (`raw_sort.rs`, `raw_group.rs`, `raw_fields.rs`), and the
+//! replies they compare: every BSON type, the numbers that compare equal across types, NaN and
+//! -0, strings with a NUL or non-ASCII text, arrays and embedded documents two levels deep.
 
 use bson::{doc, oid::ObjectId, spec::BinarySubtype, Binary, Bson, DateTime, Decimal128, Document, Regex, Timestamp};
 use pattern_playground::db::Database;
@@ -73,4 +73,16 @@ pub fn collection_of(docs: &[Vec<(&'static str, Bson)>]) -> Database {
         ok(&mut db, &doc! {"insert": "c", "documents": documents});
     }
     db
+}
+
+/// The whole reply to an `aggregate` of collection `c` (an error's too), as bytes: types, field
+/// order, NaN and -0 compared exactly.
+pub fn aggregate_reply(db: &mut Database, pipeline: &[Document]) -> Vec<u8> {
+    let r = db.run_command(&doc! {"aggregate": "c", "pipeline": pipeline.to_vec(), "cursor": {"batchSize": 1000}});
+    r.to_vec().expect("reply encodes")
+}
+
+/// A reply's bytes shown as a document (for a failure's message).
+pub fn show(bytes: &[u8]) -> String {
+    Document::from_reader(bytes).map(|d| d.to_string()).unwrap_or_default()
 }

@@ -10,7 +10,7 @@
 use bson::{doc, Bson, Document};
 use proptest::prelude::*;
 
-use super::gen::{collection_of, fields};
+use super::gen::{aggregate_reply as reply, collection_of, fields, show};
 
 fn path() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec!["$a", "$b", "$c", "$a.b", "$c.d", "$a.0", "$b.a"])
@@ -37,16 +37,6 @@ fn pipeline() -> impl Strategy<Value = Vec<Document>> {
         _ => doc! {"$group": {"_id": p, "s": {"$sum": q}, "f": {"$first": q}}},
     });
     (before, last).prop_map(|(b, l)| if b.is_empty() { vec![l] } else { vec![b, l] })
-}
-
-/// The whole reply (an error's too), as bytes: types, field order, NaN and -0 compared exactly.
-fn reply(db: &mut pattern_playground::db::Database, pipeline: &[Document]) -> Vec<u8> {
-    let r = db.run_command(&doc! {"aggregate": "c", "pipeline": pipeline.to_vec(), "cursor": {"batchSize": 1000}});
-    r.to_vec().expect("reply encodes")
-}
-
-fn show(bytes: &[u8]) -> String {
-    Document::from_reader(bytes).map(|d| d.to_string()).unwrap_or_default()
 }
 
 proptest! {

@@ -14,7 +14,7 @@ use bson::{doc, Bson, Document};
 use proptest::prelude::*;
 
 use super::common::{fixed_db, ok};
-use super::gen::{collection_of, fields};
+use super::gen::{aggregate_reply as reply, collection_of, fields, show};
 
 fn path() -> impl Strategy<Value = Bson> {
     prop::sample::select(vec!["$a", "$b", "$c", "$a.b", "$c.d", "$a.0", "$c.a.b", "$_id", "$$CURRENT.a"]).prop_map(|p| Bson::String(p.to_string()))
@@ -81,16 +81,6 @@ fn sort_spec() -> impl Strategy<Value = Document> {
         }
         d
     })
-}
-
-/// The whole reply (an error's too), as bytes: types, field order, NaN and -0 compared exactly.
-fn reply(db: &mut pattern_playground::db::Database, pipeline: &[Document]) -> Vec<u8> {
-    let r = db.run_command(&doc! {"aggregate": "c", "pipeline": pipeline.to_vec(), "cursor": {"batchSize": 1000}});
-    r.to_vec().expect("reply encodes")
-}
-
-fn show(bytes: &[u8]) -> String {
-    Document::from_reader(bytes).map(|d| d.to_string()).unwrap_or_default()
 }
 
 proptest! {
