@@ -71,7 +71,7 @@ impl Record {
     }
 
     /// The document's `_id`, read in place, when it has one.
-    fn stored_id(&self) -> Option<Bson> {
+    pub fn stored_id(&self) -> Option<Bson> {
         self.raw().ok().and_then(|r| value::raw::get(r, "_id").ok().flatten()).and_then(|v| Bson::try_from(v).ok())
     }
 

@@ -37,7 +37,7 @@ pub(super) fn run(db: &mut Database, ctx: &mut Ctx, cmd: &Document) -> Result<Do
             invalid += 1;
             continue;
         };
-        let id_found = c.is_timeseries() || !c.has_id_index() || stored_id(rec).and_then(|id| c.rid_by_id(&id)) == Some(rid);
+        let id_found = c.is_timeseries() || !c.has_id_index() || rec.stored_id().and_then(|id| c.rid_by_id(&id)) == Some(rid);
         if size > MAX_USER_SIZE || size != rec.size() || !id_found {
             invalid += 1;
         }
@@ -99,10 +99,4 @@ fn stored_size(rec: &Record) -> Option<usize> {
         Ok(_) => rec.doc().ok().map(|doc| value::bson_size(&doc)),
         Err(_) => None,
     }
-}
-
-/// A record's `_id`, read from its bytes (`None` when it has none).
-fn stored_id(rec: &Record) -> Option<Bson> {
-    let raw = rec.raw().ok()?;
-    value::raw::get(raw, "_id").ok().flatten().and_then(|v| Bson::try_from(v).ok())
 }
