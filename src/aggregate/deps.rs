@@ -110,15 +110,6 @@ fn read_paths(stages: &[Bson], path: &mut dyn FnMut(&str) -> Option<()>) -> Opti
             // The stages that are a `$group` (and more) end the walk as it does: `$count` reads
             // no field, `$sortByCount` its expression.
             "$count" => return Some(()),
-            // Each sub-pipeline reads the same input: all must end in a stage that is a `$group`.
-            "$facet" => {
-                let Bson::Document(f) = spec else { return None };
-                for (_, sub) in f {
-                    let Bson::Array(sub) = sub else { return None };
-                    read_paths(sub, path)?;
-                }
-                return Some(());
-            }
             "$sortByCount" => return collect(spec, path),
             "$bucket" | "$bucketAuto" => {
                 // `groupBy` and the accumulators of `output` (whose keys name outputs); the
@@ -133,6 +124,15 @@ fn read_paths(stages: &[Bson], path: &mut dyn FnMut(&str) -> Option<()>) -> Opti
                         }
                         _ => collect(v, path)?,
                     }
+                }
+                return Some(());
+            }
+            // Each sub-pipeline reads the same input: all must end in a stage that is a `$group`.
+            "$facet" => {
+                let Bson::Document(f) = spec else { return None };
+                for (_, sub) in f {
+                    let Bson::Array(sub) = sub else { return None };
+                    read_paths(sub, path)?;
                 }
                 return Some(());
             }

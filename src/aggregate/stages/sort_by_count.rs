@@ -54,16 +54,13 @@ impl Stage for SortByCount {
     }
 }
 
+/// The groups, largest count first; a stable sort, so ties stay in the order their groups were
+/// first seen.
 fn sorted(groups: Result<Vec<Document>>) -> Result<Vec<Document>> {
     let mut docs = groups?;
-    by_count(&mut docs);
-    Ok(docs)
-}
-
-/// Largest count first; a stable sort, so ties stay in the order their groups were first seen.
-fn by_count(docs: &mut [Document]) {
     docs.sort_by(|a, b| {
         let (x, y) = (a.get("count").unwrap_or(&Bson::Null), b.get("count").unwrap_or(&Bson::Null));
         compare(y, x)
     });
+    Ok(docs)
 }
