@@ -144,7 +144,15 @@ fn walk_arrays(path: &mut String, d: &[u8], id: &dyn Fn() -> Bson, t: &Threshold
         if el.kind == 0x03 {
             walk_arrays(path, value, id, t, stats, seen);
         } else {
-            let len = Elements::new(value).map_while(|el| el).count();
+            // One walk over the items: documents among them walked for the paths below, the
+            // items counted.
+            let mut len = 0;
+            for item in Elements::new(value).map_while(|el| el) {
+                len += 1;
+                if let (0x03, Some(sub)) = (item.kind, value.get(item.value..item.end)) {
+                    walk_arrays(path, sub, id, t, stats, seen);
+                }
+            }
             let s = match stats.get_mut(path.as_str()) {
                 Some(s) => s,
                 None => stats.entry(path.clone()).or_insert(ArrayStats { max: 0, max_id: None, over: 0, examples: Vec::new() }),
@@ -158,11 +166,6 @@ fn walk_arrays(path: &mut String, d: &[u8], id: &dyn Fn() -> Bson, t: &Threshold
                 s.over += 1;
                 if s.examples.len() < MAX_EVIDENCE {
                     s.examples.push(id());
-                }
-            }
-            for item in Elements::new(value).map_while(|el| el) {
-                if let (0x03, Some(sub)) = (item.kind, value.get(item.value..item.end)) {
-                    walk_arrays(path, sub, id, t, stats, seen);
                 }
             }
         }
